@@ -1,0 +1,271 @@
+package engine
+
+// The public face of the engine for front ends (CLI, browser, share server):
+// snapshots of the simulated machine, the stream of visual events, and results.
+
+// CPUState is what a CPU is doing at an instant.
+type CPUState uint8
+
+const (
+	CPURunning  CPUState = iota // running a thread
+	CPUSpinning                 // idle loop, polling for work
+	CPUHalted                   // halted (a VM exit under KVM)
+	CPUWaking                   // halted, wake in progress (host scheduling it in)
+	CPUIRQ                      // handling an interrupt (IPI or device)
+)
+
+var cpuStateNames = [...]string{"running", "spinning", "halted", "waking", "irq"}
+
+func (s CPUState) String() string {
+	if int(s) < len(cpuStateNames) {
+		return cpuStateNames[s]
+	}
+	return "cpu-state?"
+}
+
+// ThreadState is a thread's scheduling state.
+type ThreadState uint8
+
+const (
+	ThreadBlocked  ThreadState = iota // waiting for a wake
+	ThreadIncoming                    // woken, on a remote CPU's incoming list
+	ThreadQueued                      // runnable in a runqueue
+	ThreadRunning                     // on a CPU
+)
+
+var threadStateNames = [...]string{"blocked", "incoming", "queued", "running"}
+
+func (s ThreadState) String() string {
+	if int(s) < len(threadStateNames) {
+		return threadStateNames[s]
+	}
+	return "thread-state?"
+}
+
+// ThreadRole says what a thread is for; the playground draws roles differently.
+type ThreadRole uint8
+
+const (
+	RoleWorker   ThreadRole = iota // backend / writer: the threads that are fanned out to
+	RoleWaker                      // the RX or log-commit thread that wakes workers
+	RoleSpawner                    // creates the workers
+	RoleBalancer                   // per-CPU load_balance thread
+	RoleKernel                     // per-CPU housekeeping (timers, device work)
+)
+
+var roleNames = [...]string{"worker", "waker", "spawner", "balancer", "kernel"}
+
+func (r ThreadRole) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "role?"
+}
+
+// IPIKind is why an inter-processor interrupt was sent.
+type IPIKind uint8
+
+const (
+	IPIWakeup IPIKind = iota // a remote wake (section 1)
+	IPIPull                  // idle CPU asks a busy one to donate (section 2)
+	IPIDonate                // the victim's unconditional wakeup after donating
+	numIPIKinds
+)
+
+var ipiKindNames = [...]string{"wakeup", "pull", "donate"}
+
+func (k IPIKind) String() string {
+	if int(k) < len(ipiKindNames) {
+		return ipiKindNames[k]
+	}
+	return "ipi?"
+}
+
+// CPUSnap is one CPU in a Snapshot.
+type CPUSnap struct {
+	ID    int
+	State CPUState
+	// Running is the running thread's id, or -1.
+	Running int
+	// Runqueue holds the queued thread ids in run order (not the idle thread).
+	Runqueue []int
+	// Incoming holds threads woken remotely, not yet moved into the runqueue.
+	Incoming []int
+	// Load is OSv's load: queued threads, plus one while a thread runs.
+	Load int
+	// SpinWindow is the current idle spin window (iterations), SpinCap its cap.
+	SpinWindow, SpinCap int64
+	// HostPollNs is the host's current halt-poll window for this vCPU.
+	HostPollNs int64
+	// PullSlot is the CPU that holds this CPU's pull request slot, or -1.
+	PullSlot int
+}
+
+// ThreadSnap is one thread in a Snapshot.
+type ThreadSnap struct {
+	ID    int
+	Name  string
+	Role  ThreadRole
+	State ThreadState
+	// CPU is the CPU the thread runs or waits on (its home when blocked).
+	CPU    int
+	Pinned bool
+}
+
+// IPISnap is an IPI in flight.
+type IPISnap struct {
+	Kind           IPIKind
+	From, To       int
+	SentNs, DueNs  int64
+	ForThread      int // the woken or donated thread, or -1
+	HaltedTarget   bool
+	HostPollCaught bool
+}
+
+// Snapshot is the simulated machine at one instant. Sim.Snapshot fills a caller's
+// Snapshot, reusing its slices, so the browser can read one every frame without
+// allocating.
+type Snapshot struct {
+	NowNs   int64
+	CPUs    []CPUSnap
+	Threads []ThreadSnap
+	IPIs    []IPISnap
+	Live    LiveMetrics
+}
+
+// LiveMetrics are running totals since the start (not only after warm-up), for
+// animation and live charts.
+type LiveMetrics struct {
+	Completed     int64
+	IPIs          [numIPIKinds]int64
+	HaltExits     int64
+	Migrations    int64
+	BusyNs        int64 // CPU time spent running threads or in interrupts
+	SpinNs        int64
+	IdleOverNs    int64 // CPU time idle while another CPU had a queued thread
+	LatencySumNs  int64
+	WakeToRunSum  int64
+	WakeToRunN    int64
+	HostPollNs    int64
+	SuppressedIPI int64
+}
+
+// VisKind is the kind of a visual event.
+type VisKind uint8
+
+const (
+	VisRun       VisKind = iota // CPU started running Thread
+	VisBlock                    // Thread blocked on CPU
+	VisWake                     // Thread woken, queued on CPU (Other = waker's CPU or -1)
+	VisIPISend                  // IPI of IPIKind from CPU to Other
+	VisIPIArrive                // IPI arrived at Other, sent by CPU
+	VisSpin                     // CPU entered its idle spin
+	VisHalt                     // CPU halted
+	VisMigrate                  // Thread moved from CPU to Other
+	VisDecision                 // a decision record was added (Arg = its index)
+	VisComplete                 // a request or operation completed
+)
+
+// VisEvent is one thing that happened, for animation. Fields unused by a kind are -1.
+type VisEvent struct {
+	AtNs   int64
+	Kind   VisKind
+	IPI    IPIKind
+	CPU    int32
+	Other  int32
+	Thread int32
+	Arg    int32
+}
+
+// LatencySummary summarises a latency distribution in microseconds.
+type LatencySummary struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Mean float64 `json:"mean"`
+}
+
+// WakeSummary summarises wake-to-run latency in microseconds.
+type WakeSummary struct {
+	Mean float64 `json:"mean"`
+	P99  float64 `json:"p99"`
+}
+
+// IPIRates breaks IPIs per second down by kind.
+type IPIRates struct {
+	Total  float64 `json:"total"`
+	Wakeup float64 `json:"wakeup"`
+	Pull   float64 `json:"pull"`
+	Donate float64 `json:"donate"`
+}
+
+// SeriesPoint is one bucket of the over-time series.
+type SeriesPoint struct {
+	StartMs          float64 `json:"start_ms"`
+	ThroughputPerS   float64 `json:"throughput_per_s"`
+	BusyVCPUs        float64 `json:"busy_vcpus"`
+	IPIsPerS         float64 `json:"ipis_per_s"`
+	HaltExitsPerS    float64 `json:"halt_exits_per_s"`
+	IdleOverloadFrac float64 `json:"idle_while_overloaded_frac"`
+}
+
+// Results are a run's metrics over the measured window [warmup, duration).
+type Results struct {
+	ThroughputPerS          float64        `json:"throughput_per_s"`
+	Completed               int64          `json:"completed"`
+	LatencyUs               LatencySummary `json:"latency_us"`
+	WakeToRunUs             WakeSummary    `json:"wake_to_run_us"`
+	BusyVCPUsMean           float64        `json:"busy_vcpus_mean"`
+	IdleWhileOverloadedFrac float64        `json:"idle_while_overloaded_frac"`
+	IPIsPerS                IPIRates       `json:"ipis_per_s"`
+	SuppressedIPIsPerS      float64        `json:"suppressed_ipis_per_s"`
+	HaltExitsPerS           float64        `json:"halt_exits_per_s"`
+	SpinCPUFrac             float64        `json:"spin_cpu_frac"`
+	HostCPUFrac             float64        `json:"host_cpu_frac"`
+	MigrationsPerS          float64        `json:"migrations_per_s"`
+	SpinWindowMean          float64        `json:"spin_window_mean"`
+	SimSeconds              float64        `json:"sim_seconds"`
+	Events                  int64          `json:"events"`
+	Series                  []SeriesPoint  `json:"series,omitzero"`
+}
+
+// DecisionKind is the kind of a scheduling decision record.
+type DecisionKind uint8
+
+const (
+	DecWakePlace     DecisionKind = iota // where a woken thread was queued
+	DecIPISent                           // a wakeup IPI was sent
+	DecIPISuppressed                     // a wakeup IPI was not sent, and why
+	DecPreempt                           // a wakee preempted the running thread (or did not)
+	DecPullRequest                       // an idle CPU asked a victim to donate
+	DecPullRefused                       // an idle CPU could not ask (no victim, slot taken)
+	DecDonate                            // a victim donated a thread
+	DecDonateNone                        // a victim had nothing migratable
+	DecBalancePush                       // the load balancer pushed a thread
+	DecSpinGrow                          // the spin window snapped to the cap
+	DecSpinShrink                        // the spin window halved
+)
+
+var decisionKindNames = [...]string{"wake_place", "ipi_sent", "ipi_suppressed", "preempt",
+	"pull_request", "pull_refused", "donate", "donate_none", "balance_push", "spin_grow", "spin_shrink"}
+
+func (k DecisionKind) String() string {
+	if int(k) < len(decisionKindNames) {
+		return decisionKindNames[k]
+	}
+	return "decision?"
+}
+
+// Decision is one structured decision record: small, fixed size, kept in a bounded
+// ring so it can stay on in the browser. Text renders it as a sentence.
+type Decision struct {
+	AtNs   int64
+	Kind   DecisionKind
+	CPU    int32 // the CPU that decided
+	Target int32 // the CPU acted on (wake target, victim, pull requester), or -1
+	Thread int32 // the thread concerned, or -1
+	// Reason is a short constant phrase ("target spinning", "load >= 2", ...).
+	Reason string
+	// Value carries a number where one matters (new spin window, load seen).
+	Value int64
+}

@@ -1,0 +1,260 @@
+package engine
+
+// The scenario schema: everything a run depends on, as one versioned JSON document.
+//
+// Every cost carries its unit in its name. Defaults live in DefaultScenario and
+// platformCosts; the one set of limits every front end shares lives in Limits.
+// Decoding is strict (see decode.go): unknown members, wrong types and values out
+// of range are errors that name the JSON path.
+
+// SchemaVersion is the only scenario version this engine reads.
+const SchemaVersion = 1
+
+// Scenario is one complete, reproducible run description.
+type Scenario struct {
+	Version     int    `json:"version"`
+	Name        string `json:"name,omitzero"`
+	Description string `json:"description,omitzero"`
+	// Seed feeds the one PCG generator every random draw of the run comes from.
+	Seed uint64 `json:"seed"`
+	// DurationMs is the simulated horizon; metrics cover [WarmupMs, DurationMs).
+	DurationMs int64 `json:"duration_ms"`
+	WarmupMs   int64 `json:"warmup_ms"`
+	// SeriesIntervalMs is the bucket width of the throughput-over-time series.
+	SeriesIntervalMs int64    `json:"series_interval_ms"`
+	Machine          Machine  `json:"machine"`
+	Sched            Sched    `json:"sched"`
+	Workload         Workload `json:"workload"`
+	// Arms names the A/B comparison this scenario is about (each arm a set of knob
+	// overrides); Published holds the measured numbers it is compared with. Neither
+	// changes a single run; they drive sweeps, calibration and the compare view.
+	Arms      []Arm       `json:"arms,omitzero"`
+	Published []Published `json:"published,omitzero"`
+}
+
+// Arm is one side of an A/B comparison: a label and knob overrides (path -> value).
+type Arm struct {
+	Name string            `json:"name"`
+	Set  map[string]string `json:"set"`
+}
+
+// Published is one measured data point from the source the scenario models.
+type Published struct {
+	Arm    string             `json:"arm"`
+	Set    map[string]string  `json:"set,omitzero"`
+	Values map[string]float64 `json:"values"`
+	Source string             `json:"source,omitzero"`
+}
+
+// Machine describes the (virtual) hardware and the platform it runs on.
+type Machine struct {
+	VCPUs int `json:"vcpus"`
+	// Platform is "native" (halt is cheap) or "kvm" (halt is a VM exit).
+	Platform string `json:"platform"`
+	// HostHaltPollNs is KVM's halt_poll_ns maximum; 0 disables host halt polling.
+	// The window grows x2 from HostHaltPollStartNs and shrinks /2 (halt-polling.rst).
+	HostHaltPollNs      int64 `json:"host_halt_poll_ns"`
+	HostHaltPollStartNs int64 `json:"host_halt_poll_start_ns"`
+	// HostContentionPerS is the rate (per vCPU, per second) at which another host
+	// task becomes runnable on the vCPU's physical CPU. Host halt polling stops as soon
+	// as that happens, so a wake that arrives afterwards pays the full halted-vCPU wake.
+	HostContentionPerS float64 `json:"host_contention_per_s"`
+	Costs              Costs   `json:"costs"`
+}
+
+// Costs are the platform's time costs. Defaults depend on the platform
+// (platformCosts); any field given in the scenario overrides the default.
+type Costs struct {
+	// ContextSwitchNs is CPU time to switch from one thread to another.
+	ContextSwitchNs int64 `json:"context_switch_ns"`
+	// IPISendNs is sender CPU time to send an IPI (a VM exit on KVM without posted IPIs).
+	IPISendNs int64 `json:"ipi_send_ns"`
+	// IPILatencyNs is the delay from sending an IPI to its delivery on a running CPU.
+	IPILatencyNs int64 `json:"ipi_latency_ns"`
+	// IRQHandleNs is the receiver's CPU time in the interrupt handler (IPI or device).
+	IRQHandleNs int64 `json:"irq_handle_ns"`
+	// HaltExitNs is CPU time of entering a halt (a VM exit + later entry on KVM).
+	HaltExitNs int64 `json:"halt_exit_ns"`
+	// HaltedWakeNs is the extra delay to wake a halted CPU whose wake the host did not
+	// catch while polling: on KVM the host must schedule the vCPU back in.
+	HaltedWakeNs int64 `json:"halted_wake_ns"`
+	// PolledWakeNs is the extra delay to wake a halted vCPU while the host halt-polls.
+	PolledWakeNs int64 `json:"polled_wake_ns"`
+	// SpinIterPs is the time of one idle-loop spin iteration, in picoseconds.
+	SpinIterPs int64 `json:"spin_iter_ps"`
+	// MigrationWarmNs is extra run time a thread pays after moving to another CPU if
+	// it last ran less than CacheHotNs ago (its cache is cold on the new CPU).
+	MigrationWarmNs int64 `json:"migration_warm_ns"`
+	CacheHotNs      int64 `json:"cache_hot_ns"`
+}
+
+// Sched selects the guest scheduler policy and its mechanisms.
+type Sched struct {
+	// Policy is the scheduler: "osv" (MECHANISMS.md sections 1-3).
+	Policy string `json:"policy"`
+	// WakePull enables idle-CPU pull (OSV_WAKE_PULL=1), section 2.
+	WakePull bool     `json:"wake_pull"`
+	IdleSpin IdleSpin `json:"idle_spin"`
+	// BalanceIntervalMs is the push load balancer's period; 0 disables it.
+	BalanceIntervalMs int64 `json:"balance_interval_ms"`
+	// DecayTauMs is the time constant of the decayed runtime that orders runqueues.
+	DecayTauMs int64 `json:"decay_tau_ms"`
+	// HysteresisUs is credited to the running thread when a wakee asks to preempt it.
+	HysteresisUs int64 `json:"hysteresis_us"`
+	// SwitchPenaltyUs is charged to a thread's runtime when it preempts another.
+	SwitchPenaltyUs int64 `json:"switch_penalty_us"`
+}
+
+// IdleSpin is the idle loop's spin window (section 3). With Adaptive false the
+// window is fixed at Cap iterations.
+type IdleSpin struct {
+	Adaptive bool  `json:"adaptive"`
+	Cap      int64 `json:"cap"`
+	Floor    int64 `json:"floor"`
+	// HaltsBeforeShrink is K: consecutive halts without a caught wake before the
+	// window halves.
+	HaltsBeforeShrink int `json:"halts_before_shrink"`
+}
+
+// Workload kinds.
+const (
+	WorkloadRequestServer = "request_server"
+	WorkloadCommit        = "commit"
+	WorkloadIdle          = "idle"
+)
+
+// Workload describes the threads and their wake pattern.
+type Workload struct {
+	// Kind is request_server, commit or idle.
+	Kind string `json:"kind"`
+	// Clients is the closed-loop concurrency: client connections (each served by its
+	// own backend thread) for request_server, writer threads for commit.
+	Clients int `json:"clients"`
+	// WakerCPU pins the RX (request_server) or log-commit (commit) waker thread.
+	WakerCPU int `json:"waker_cpu"`
+	// SpawnCPU is where the spawner thread creates the worker threads, which start
+	// with it as their home CPU.
+	SpawnCPU int `json:"spawn_cpu"`
+	// ConnectIntervalUs staggers client starts: 0 connects all at once.
+	ConnectIntervalUs int64 `json:"connect_interval_us"`
+	// NetworkRTTUs is the client <-> guest round trip outside the guest.
+	NetworkRTTUs int64 `json:"network_rtt_us"`
+	// RxCostNs is the RX thread's CPU time per request packet (before it wakes a
+	// backend); the NIC interrupt itself costs IRQHandleNs on WakerCPU.
+	RxCostNs int64 `json:"rx_cost_ns"`
+	// Service is a backend's (or writer's) CPU time per request.
+	Service Dist `json:"service"`
+	// CommitDeviceUs > 0 gives request_server backends a durable commit per request
+	// (a WAL flush by a log-commit thread); for the commit workload it is the device
+	// latency of each batch write.
+	CommitDeviceUs int64 `json:"commit_device_us"`
+	// CommitCostNs is the log-commit thread's CPU time per batch.
+	CommitCostNs int64 `json:"commit_cost_ns"`
+	// CommitCPU pins the log-commit thread of request_server; -1 leaves it unpinned
+	// on SpawnCPU.
+	CommitCPU int `json:"commit_cpu"`
+	// Broadcast is how a commit batch wakes its waiters: "chain" (OSv's condvar
+	// wake_all, each wakee wakes the next) or "fanout" (the committer wakes all).
+	Broadcast string `json:"broadcast"`
+	// WakeSourcesPerS is the rate per vCPU of the guest's own wake sources (timers,
+	// device and housekeeping interrupts), each running HousekeepingNs of work. It
+	// applies to every workload; the idle workload has nothing else.
+	WakeSourcesPerS float64 `json:"wake_sources_per_s"`
+	HousekeepingNs  int64   `json:"housekeeping_ns"`
+}
+
+// Dist is a random duration distribution.
+type Dist struct {
+	// Dist is "fixed", "exp", "uniform" (MeanUs +- MeanUs*CV*sqrt(3)) or "lognormal".
+	Dist   string  `json:"dist"`
+	MeanUs float64 `json:"mean_us"`
+	// CV is the coefficient of variation for uniform and lognormal.
+	CV float64 `json:"cv"`
+}
+
+// Limits bound every scenario, whatever front end it comes from (CLI, URL, share
+// API), so that a browser tab stays responsive and memory stays bounded.
+const (
+	MaxVCPUs            = 128
+	MaxClients          = 4096
+	MaxDurationMs       = 120_000 // two simulated minutes
+	MaxSpinIterations   = 100_000_000
+	MaxCostNs           = 10_000_000 // any single platform cost: 10 ms
+	MaxServiceUs        = 1_000_000
+	MaxRTTUs            = 1_000_000
+	MaxDeviceUs         = 1_000_000
+	MaxWakeSourcesPerS  = 100_000
+	MaxHostContentionPS = 1_000_000
+	MaxScenarioBytes    = 16 << 10
+	MaxArms             = 8
+)
+
+// DefaultScenario is the embedded default: the idle-pull collapse on a 32-vCPU KVM
+// guest at 2x oversubscription.
+func DefaultScenario() Scenario {
+	return Scenario{
+		Version:          SchemaVersion,
+		Seed:             1,
+		DurationMs:       2000,
+		WarmupMs:         500,
+		SeriesIntervalMs: 100,
+		Machine: Machine{
+			VCPUs:               32,
+			Platform:            "kvm",
+			HostHaltPollNs:      200_000,
+			HostHaltPollStartNs: 10_000,
+			HostContentionPerS:  0,
+			Costs:               platformCosts("kvm"),
+		},
+		Sched: Sched{
+			Policy:            "osv",
+			IdleSpin:          IdleSpin{Adaptive: false, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
+			BalanceIntervalMs: 100,
+			DecayTauMs:        200,
+			HysteresisUs:      5000,
+			SwitchPenaltyUs:   10,
+		},
+		Workload: Workload{
+			Kind:              WorkloadRequestServer,
+			Clients:           64,
+			WakerCPU:          0,
+			SpawnCPU:          0,
+			NetworkRTTUs:      100,
+			RxCostNs:          3000,
+			Service:           Dist{Dist: "exp", MeanUs: 200},
+			CommitCPU:         -1,
+			CommitCostNs:      5000,
+			Broadcast:         "chain",
+			WakeSourcesPerS:   0,
+			HousekeepingNs:    2000,
+		},
+	}
+}
+
+// platformCosts returns the documented default costs of a platform
+// (MECHANISMS.md section 5).
+func platformCosts(platform string) Costs {
+	c := Costs{
+		ContextSwitchNs: 1500,  // 1-2.5 µs
+		SpinIterPs:      3000,  // a few ns per iteration
+		MigrationWarmNs: 20000, // cache-hot thread on a new CPU
+		CacheHotNs:      500_000,
+	}
+	switch platform {
+	case "kvm":
+		c.IPISendNs = 1000     // the ICR write exits to the host
+		c.IPILatencyNs = 2000  // 1.5-2.5 µs to a running vCPU
+		c.IRQHandleNs = 1000   // guest interrupt entry, handler, EOI
+		c.HaltExitNs = 800     // VM exit + entry round trip, 0.5-1 µs
+		c.HaltedWakeNs = 20000 // host schedules the vCPU back in: 8-30 µs
+		c.PolledWakeNs = 1000  // host caught the wake while polling: fast re-entry
+	default: // native
+		c.IPISendNs = 200
+		c.IPILatencyNs = 700 // under 1 µs
+		c.IRQHandleNs = 500
+		c.HaltExitNs = 100
+		c.HaltedWakeNs = 1500 // C-state exit
+		c.PolledWakeNs = 0
+	}
+	return c
+}
