@@ -1,9 +1,43 @@
 package engine
 
-// Sim is one running simulation. It is not safe for concurrent use.
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Sim is one running simulation: the clock, the event queue, the CPUs, the threads,
+// the policy, the workload and the metrics. It is not safe for concurrent use.
+//
+// Time moves only in Step: it pops the earliest event and sets now. Handlers
+// schedule new events through s.at; nothing reads the wall clock, and every random
+// draw comes from s.rng, seeded from the scenario.
 type Sim struct {
 	sc  Scenario
 	now int64
+	end int64
+	q   eventQueue
+	rng *rand.Rand
+
+	cpus    []*cpu
+	threads []*thread
+	pol     policy
+	wl      workload
+
+	// Decayed runtime (section 1): a thread's stored vr is its runtime scaled by
+	// e^((t-base)/tau) at the time it was charged, so queued threads compare without
+	// decaying each of them; decayScale caches e^((now-base)/tau) for decayAt.
+	decayBase  int64
+	decayTauNs float64
+	decayAt    int64
+	decayScale float64
+
+	m        metrics
+	vis      visRing
+	dec      decisionRing
+	inflight inflight
+
+	events  int64
+	spinCap int64
 }
 
 // NewSim validates sc and builds the machine and workload at time 0.
@@ -11,7 +45,41 @@ func NewSim(sc Scenario) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	return &Sim{sc: sc}, nil
+	s := &Sim{
+		sc:         sc,
+		end:        sc.DurationMs * 1e6,
+		rng:        rand.New(rand.NewPCG(sc.Seed, sc.Seed^0x5ced_91a7_d3c1_0b2f)),
+		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
+		decayAt:    -1,
+		spinCap:    sc.Sched.IdleSpin.Cap,
+	}
+	s.q.h = make([]event, 0, 64+4*sc.Machine.VCPUs+2*sc.Workload.Clients)
+	s.vis.init(4096)
+	s.dec.init(1024)
+	s.m.init(s)
+	for i := range sc.Machine.VCPUs {
+		s.cpus = append(s.cpus, newCPU(s, i))
+	}
+	switch sc.Sched.Policy {
+	case "osv":
+		s.pol = &osvPolicy{}
+	default:
+		return nil, fieldErr("sched.policy", "%q has no implementation", sc.Sched.Policy)
+	}
+	s.startKernelThreads()
+	switch sc.Workload.Kind {
+	case WorkloadRequestServer:
+		s.wl = newRequestServer(s)
+	case WorkloadCommit:
+		s.wl = newCommitWorkload(s)
+	default:
+		s.wl = idleWorkload{}
+	}
+	// Every CPU starts idle; ones that got work at time 0 dispatch it.
+	for _, c := range s.cpus {
+		s.enterIdle(c)
+	}
+	return s, nil
 }
 
 // Scenario returns the scenario the simulation runs.
@@ -21,40 +89,66 @@ func (s *Sim) Scenario() Scenario { return s.sc }
 func (s *Sim) NowNs() int64 { return s.now }
 
 // EndNs is the simulated horizon.
-func (s *Sim) EndNs() int64 { return s.sc.DurationMs * 1e6 }
+func (s *Sim) EndNs() int64 { return s.end }
 
 // Done reports whether the horizon has been reached.
-func (s *Sim) Done() bool { return s.now >= s.EndNs() }
+func (s *Sim) Done() bool { return s.now >= s.end }
+
+// Events is the number of events processed so far.
+func (s *Sim) Events() int64 { return s.events }
 
 // Step processes one event; it returns false when the run is done.
-func (s *Sim) Step() bool { return false }
+func (s *Sim) Step() bool {
+	if s.now >= s.end {
+		return false
+	}
+	e, ok := s.q.peek()
+	if !ok || e.at >= s.end {
+		s.advanceTo(s.end)
+		return false
+	}
+	s.q.pop()
+	s.advanceTo(e.at)
+	s.events++
+	s.dispatch(e)
+	return true
+}
 
 // StepN processes up to n events and returns how many it processed.
-func (s *Sim) StepN(n int) int { return 0 }
+func (s *Sim) StepN(n int) int {
+	done := 0
+	for done < n && s.Step() {
+		done++
+	}
+	return done
+}
 
-// RunUntil processes every event due at or before tNs (capped at the horizon) and
-// moves the clock to tNs.
-func (s *Sim) RunUntil(tNs int64) {}
+// RunUntil processes every event due before tNs (capped at the horizon) and moves
+// the clock to tNs.
+func (s *Sim) RunUntil(tNs int64) {
+	if tNs > s.end {
+		tNs = s.end
+	}
+	for {
+		e, ok := s.q.peek()
+		if !ok || e.at >= tNs {
+			break
+		}
+		s.q.pop()
+		s.advanceTo(e.at)
+		s.events++
+		s.dispatch(e)
+	}
+	if tNs > s.now {
+		s.advanceTo(tNs)
+	}
+}
 
 // Run runs to the horizon and returns the results.
-func (s *Sim) Run() Results { s.RunUntil(s.EndNs()); return s.Results() }
-
-// Results computes the metrics over the measured window so far.
-func (s *Sim) Results() Results { return Results{} }
-
-// Snapshot fills dst with the machine's current state, reusing dst's slices.
-func (s *Sim) Snapshot(dst *Snapshot) {}
-
-// DrainVis appends the visual events since the previous drain to dst. The buffer
-// is bounded: if more than its capacity happened since the last drain, the oldest
-// are dropped and the first returned event is preceded by a gap.
-func (s *Sim) DrainVis(dst []VisEvent) []VisEvent { return dst }
-
-// Decisions appends the retained decision records (oldest first) to dst.
-func (s *Sim) Decisions(dst []Decision) []Decision { return dst }
-
-// LastDecision returns the newest decision about a CPU (thread < 0) or a thread.
-func (s *Sim) LastDecision(cpu, thread int) (Decision, bool) { return Decision{}, false }
+func (s *Sim) Run() Results {
+	s.RunUntil(s.end)
+	return s.Results()
+}
 
 // Run simulates sc to its horizon and returns the results.
 func Run(sc Scenario) (Results, error) {
@@ -63,4 +157,105 @@ func Run(sc Scenario) (Results, error) {
 		return Results{}, err
 	}
 	return s.Run(), nil
+}
+
+func (s *Sim) advanceTo(t int64) {
+	if t < s.now {
+		panic(fmt.Sprintf("engine.advanceTo: time going backwards %d < %d", t, s.now))
+	}
+	s.m.advance(s, t)
+	s.now = t
+}
+
+// at schedules an event of kind k on cpu c at time t.
+func (s *Sim) at(t int64, k evKind, c int, arg int, gen uint32) {
+	s.q.push(event{at: t, kind: k, cpu: int32(c), arg: int32(arg), gen: gen})
+}
+
+func (s *Sim) dispatch(e event) {
+	switch e.kind {
+	case evStepEnd:
+		c := s.cpus[e.cpu]
+		if e.gen == c.gen {
+			s.stepEnd(c)
+		}
+	case evIRQ:
+		s.irqArrive(s.cpus[e.cpu], irqSource(e.arg))
+	case evIRQEnd:
+		c := s.cpus[e.cpu]
+		if e.gen == c.gen {
+			s.irqEnd(c)
+		}
+	case evSpinEnd:
+		c := s.cpus[e.cpu]
+		if e.gen == c.gen {
+			s.spinEnd(c)
+		}
+	case evSpinNotice:
+		c := s.cpus[e.cpu]
+		if e.gen == c.gen {
+			s.spinNotice(c)
+		}
+	case evWakeDone:
+		c := s.cpus[e.cpu]
+		if e.gen == c.gen {
+			s.wakeDone(c)
+		}
+	case evTimer:
+		s.timerFire(s.threads[e.arg])
+	default:
+		s.wl.event(s, e)
+	}
+}
+
+// decayScaleNow returns e^((now-base)/tau), renormalizing every thread's stored
+// runtime when the exponent grows large, so values stay far from overflow.
+func (s *Sim) decayScaleNow() float64 {
+	if s.decayAt == s.now {
+		return s.decayScale
+	}
+	x := float64(s.now-s.decayBase) / s.decayTauNs
+	if x > 20 {
+		f := detExp(-x)
+		for _, t := range s.threads {
+			t.vr = float64(t.vr * f)
+		}
+		s.decayBase = s.now
+		x = 0
+	}
+	s.decayAt = s.now
+	s.decayScale = detExp(x)
+	return s.decayScale
+}
+
+// drawExp draws an exponential duration with the given mean, in ns.
+func (s *Sim) drawExp(meanNs float64) int64 {
+	u := s.rng.Float64()
+	return int64(-meanNs * detLog(1-u))
+}
+
+// drawDist draws a duration from d, in ns (at least 1).
+func (s *Sim) drawDist(d Dist) int64 {
+	mean := d.MeanUs * 1000
+	var v float64
+	switch d.Dist {
+	case "fixed":
+		v = mean
+	case "exp":
+		v = float64(s.drawExp(mean))
+	case "uniform":
+		half := float64(mean*d.CV) * 1.7320508075688772
+		v = mean - half + float64(2*half*s.rng.Float64())
+	case "lognormal":
+		// sigma^2 = ln(1+cv^2); mu = ln(mean) - sigma^2/2; Box-Muller for the normal.
+		s2 := detLog(1 + float64(d.CV*d.CV))
+		sigma := sqrt(s2)
+		u1, u2 := 1-s.rng.Float64(), s.rng.Float64()
+		z := sqrt(-2*detLog(u1)) * cos2pi(u2)
+		v = detExp(float64(detLog(mean)-s2/2) + float64(sigma*z))
+	}
+	if v < 1 {
+		v = 1
+	}
+	return int64(v)
 }

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// CPUs and threads, and the life of a thread on a CPU: dispatch, steps, blocking,
+// preemption (section 1 of MECHANISMS.md).
+//
+// A thread runs in steps. Its workload decides, at the end of each step, what the
+// thread does (wake others, block) and how long its next step is. The end of a step
+// is a reschedule point: the CPU drains its incoming list and lets a queued thread
+// with lower decayed runtime preempt (after the hysteresis credit). Interrupts
+// (IPIs, device, timers) pause the current step and may preempt at their exit.
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+func cos2pi(u float64) float64 { return math.Cos(float64(2 * math.Pi * u)) }
+
+// thread is one schedulable thread.
+type thread struct {
+	id     int
+	name   string
+	role   ThreadRole
+	state  ThreadState
+	cpu    int // the CPU it runs or is queued on; its home CPU when blocked
+	pinned bool
+	// vr is the normalized decayed runtime (see Sim.decayScaleNow).
+	vr float64
+	// remainingNs is what is left of the current step when preempted or paused;
+	// hasStep says a step is in progress.
+	remainingNs int64
+	hasStep     bool
+	lastRanNs   int64 // when it last left a CPU (cache-hot test for migration)
+	lastCPU     int
+	wokenAtNs   int64 // for wake-to-run; -1 when not pending
+	// prog is the workload's per-thread state.
+	prog int
+	arg  int
+}
+
+// cpu is one (v)CPU.
+type cpu struct {
+	id    int
+	state CPUState
+	cur   *thread   // running thread, nil when idle
+	rq    []*thread // queued runnable threads, ascending vr (run order)
+	// incoming holds threads woken or donated by other CPUs; they move into rq at the
+	// next reschedule point (OSv's incoming_wakeups).
+	incoming []*thread
+	// wakePending: a wakeup IPI is on its way here (IPI-suppression condition 3).
+	wakePending bool
+	// gen invalidates this CPU's pending step, irq-end, spin and wake events.
+	gen uint32
+
+	segStartNs int64 // when the current thread's running segment began
+	stepEndNs  int64
+	// irq state: while in an interrupt the current step is paused.
+	irqUntilNs int64
+	irqPaused  bool // a thread step was paused by the interrupt
+	irqFromIdl bool // the interrupt arrived while spinning in the idle loop
+	irqWork    irqWork
+	irqWakes   []*thread // threads the pending device/timer handlers wake
+	prevThread *thread   // the thread that ran last (context switch cost)
+	debtNs     int64     // overhead (IPI send) charged to the next step on this CPU
+
+	// idle loop and halt
+	spinWindow  int64
+	haltStreak  int
+	haltStartNs int64
+	pollEndNs   int64 // host halt-poll end for the current halt (<= haltStart if none)
+	hostPollNs  int64 // KVM's per-vCPU halt_poll_ns
+	pullSlot    int   // pull_donate_to: the CPU holding this victim's slot, or -1
+	stateSince  int64
+	kthreads    []*thread
+}
+
+func newCPU(s *Sim, id int) *cpu {
+	return &cpu{
+		id:         id,
+		state:      CPUSpinning,
+		spinWindow: s.sc.Sched.IdleSpin.Cap,
+		pullSlot:   -1,
+		rq:         make([]*thread, 0, 8),
+	}
+}
+
+// load is OSv's load: queued threads, plus one for the idle thread that sits in the
+// runqueue while a thread runs. 0 when idle, 1 when one thread runs alone.
+func (c *cpu) load() int {
+	if c.cur != nil {
+		return len(c.rq) + 1
+	}
+	return len(c.rq)
+}
+
+func (c *cpu) idle() bool { return c.cur == nil && c.state != CPUIRQ }
+
+// newThread creates a thread homed on cpu (blocked until woken).
+func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
+	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned,
+		state: ThreadBlocked, wokenAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID}
+	s.threads = append(s.threads, t)
+	return t
+}
+
+// setState records a CPU state change for accounting and animation.
+func (s *Sim) setState(c *cpu, st CPUState) {
+	if c.state == st {
+		return
+	}
+	s.m.cpuState(s, c, st)
+	c.state = st
+	c.stateSince = s.now
+}
+
+// rqInsert queues t on c in run order (ascending vr; ties after equals, FIFO).
+func (s *Sim) rqInsert(c *cpu, t *thread) {
+	t.state = ThreadQueued
+	t.cpu = c.id
+	i := len(c.rq)
+	c.rq = append(c.rq, t)
+	for i > 0 && c.rq[i-1].vr > t.vr {
+		c.rq[i] = c.rq[i-1]
+		i--
+	}
+	c.rq[i] = t
+	s.m.queueChanged(s, c)
+}
+
+// rqRemove removes t from c's runqueue.
+func (s *Sim) rqRemove(c *cpu, t *thread) {
+	for i, x := range c.rq {
+		if x == t {
+			copy(c.rq[i:], c.rq[i+1:])
+			c.rq[len(c.rq)-1] = nil
+			c.rq = c.rq[:len(c.rq)-1]
+			s.m.queueChanged(s, c)
+			return
+		}
+	}
+	panic(fmt.Sprintf("engine.rqRemove: thread %d not on cpu %d", t.id, c.id))
+}
+
+// rqTailMigratable returns the queued thread with the highest runtime that may move
+// (OSv's load balancer and donor take the runqueue's tail), or nil.
+func (c *cpu) rqTailMigratable() *thread {
+	for i := len(c.rq) - 1; i >= 0; i-- {
+		if !c.rq[i].pinned {
+			return c.rq[i]
+		}
+	}
+	return nil
+}
+
+// drainIncoming moves c's incoming threads into its runqueue.
+func (s *Sim) drainIncoming(c *cpu) {
+	for _, t := range c.incoming {
+		s.rqInsert(c, t)
+	}
+	clear(c.incoming)
+	c.incoming = c.incoming[:0]
+}
+
+// chargeRuntime adds the current segment's run time to cur's decayed runtime.
+func (s *Sim) chargeRuntime(c *cpu) {
+	t := c.cur
+	if t == nil {
+		return
+	}
+	ran := s.now - c.segStartNs
+	if ran > 0 {
+		t.vr += float64(float64(ran) * s.decayScaleNow())
+	}
+	c.segStartNs = s.now
+}
+
+// curVR is the running thread's normalized runtime including its current segment.
+func (s *Sim) curVR(c *cpu) float64 {
+	return c.cur.vr + float64(float64(s.now-c.segStartNs)*s.decayScaleNow())
+}
+
+// shouldPreempt says whether queued thread w should take c from its running thread:
+// w's decayed runtime plus the switch penalty is below the running thread's minus
+// the hysteresis credit.
+func (s *Sim) shouldPreempt(c *cpu, w *thread) bool {
+	if c.cur == nil {
+		return true
+	}
+	k := s.decayScaleNow()
+	hyst := float64(float64(s.sc.Sched.HysteresisUs*1000) * k)
+	pen := float64(float64(s.sc.Sched.SwitchPenaltyUs*1000) * k)
+	return w.vr+pen < s.curVR(c)-hyst
+}
+
+// switchTo starts running t on c (t already removed from c's runqueue), paying the
+// context switch and, for a cache-hot thread arriving from another CPU, the
+// migration warm-up.
+func (s *Sim) switchTo(c *cpu, t *thread) {
+	overhead := c.debtNs
+	c.debtNs = 0
+	if c.prevThread != t {
+		overhead += s.sc.Machine.Costs.ContextSwitchNs
+	}
+	if t.lastCPU != c.id && s.now-t.lastRanNs < s.sc.Machine.Costs.CacheHotNs {
+		overhead += s.sc.Machine.Costs.MigrationWarmNs
+	}
+	c.cur = t
+	c.prevThread = t
+	t.state = ThreadRunning
+	t.cpu = c.id
+	t.lastCPU = c.id
+	if t.wokenAtNs >= 0 {
+		s.m.wakeToRun(s, s.now-t.wokenAtNs)
+		t.wokenAtNs = -1
+	}
+	s.setState(c, CPURunning)
+	s.m.queueChanged(s, c)
+	s.vis.add(s.now, VisRun, 0, c.id, -1, t.id, 0)
+	if !t.hasStep {
+		dur, blocks := s.threadNext(t)
+		if blocks {
+			// A thread with nothing to do blocks right away (counted as a switch).
+			s.block(c, overhead)
+			return
+		}
+		t.remainingNs = dur
+		t.hasStep = true
+	}
+	c.segStartNs = s.now + overhead
+	c.stepEndNs = s.now + overhead + t.remainingNs
+	c.gen++
+	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
+}
+
+// stepEnd: the running thread finished a step. Its workload acts (wakes others,
+// decides to block or computes the next step), then c reschedules.
+func (s *Sim) stepEnd(c *cpu) {
+	t := c.cur
+	s.chargeRuntime(c)
+	t.hasStep = false
+	t.remainingNs = 0
+	dur, blocks := s.threadNext(t)
+	if blocks {
+		s.block(c, 0)
+		return
+	}
+	t.remainingNs = dur
+	t.hasStep = true
+	s.reschedule(c)
+}
+
+// block takes the running thread off c and picks the next thread or goes idle.
+func (s *Sim) block(c *cpu, delayNs int64) {
+	t := c.cur
+	t.state = ThreadBlocked
+	t.hasStep = false
+	t.lastRanNs = s.now
+	c.cur = nil
+	s.vis.add(s.now, VisBlock, 0, c.id, -1, t.id, 0)
+	c.debtNs += delayNs
+	s.pickNext(c)
+}
+
+// reschedule is a reschedule point with a thread still runnable on c: drain incoming,
+// preempt if a queued thread wins, else continue the current step.
+func (s *Sim) reschedule(c *cpu) {
+	s.drainIncoming(c)
+	t := c.cur
+	if len(c.rq) > 0 && s.shouldPreempt(c, c.rq[0]) {
+		w := c.rq[0]
+		s.rqRemove(c, w)
+		c.cur = nil
+		t.lastRanNs = s.now
+		s.rqInsert(c, t)
+		s.decide(DecPreempt, c.id, c.id, w.id, "lower decayed runtime than the running thread", int64(t.id))
+		w.vr += float64(float64(s.sc.Sched.SwitchPenaltyUs*1000) * s.decayScaleNow())
+		s.switchTo(c, w)
+		return
+	}
+	// Continue: the step resumes now (any debt from IPIs it sent delays it).
+	c.segStartNs = s.now + c.debtNs
+	c.stepEndNs = s.now + c.debtNs + t.remainingNs
+	c.debtNs = 0
+	c.gen++
+	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
+}
+
+// pickNext runs the best queued thread on c, or enters the idle loop.
+func (s *Sim) pickNext(c *cpu) {
+	s.drainIncoming(c)
+	if len(c.rq) > 0 {
+		t := c.rq[0]
+		s.rqRemove(c, t)
+		s.switchTo(c, t)
+		return
+	}
+	s.enterIdle(c)
+}

@@ -1,0 +1,138 @@
+package engine
+
+// The idle loop and halting (sections 1 and 3 of MECHANISMS.md).
+//
+// An idle CPU first asks the policy whether to pull work (idle pull, idlepull.go),
+// then spins for its window, polling the incoming list, then halts. On bare metal a
+// halt is cheap. Under KVM it is a VM exit: the host halt-polls for its per-vCPU
+// window (halt_poll_ns, grows x2 from the start value, shrinks /2) unless another host
+// task becomes runnable first; a wake that arrives after the poll ends pays the full
+// halted-vCPU wake (the host schedules the vCPU back in).
+//
+// Invariant: a CPU in the idle loop has an empty runqueue when it starts spinning or
+// halts; anything queued to it arrives through incoming plus a notice or an IPI.
+
+// enterIdle puts c in its idle loop: the policy's idle hook (idle pull), then spin.
+func (s *Sim) enterIdle(c *cpu) {
+	c.cur = nil
+	if c.debtNs > 0 {
+		// Overhead still owed (IPIs sent by the last thread) is spent before idling.
+		c.debtNs = 0
+	}
+	s.m.queueChanged(s, c)
+	s.pol.idleEnter(s, c)
+	s.startSpin(c)
+}
+
+func (s *Sim) startSpin(c *cpu) {
+	s.setState(c, CPUSpinning)
+	s.vis.add(s.now, VisSpin, 0, c.id, -1, -1, int(c.spinWindow))
+	c.gen++
+	if len(c.incoming) > 0 {
+		s.at(s.now, evSpinNotice, c.id, 0, c.gen)
+		return
+	}
+	d := c.spinWindow * s.sc.Machine.Costs.SpinIterPs / 1000
+	s.at(s.now+d, evSpinEnd, c.id, 0, c.gen)
+}
+
+// noticeWhileSpinning: a thread was queued to spinning CPU c; it sees it within one
+// poll iteration.
+func (s *Sim) noticeWhileSpinning(c *cpu) {
+	c.gen++
+	s.at(s.now+s.sc.Machine.Costs.SpinIterPs/1000+1, evSpinNotice, c.id, 0, c.gen)
+}
+
+// spinNotice: the spinning CPU found work: a caught wake (the adaptive window snaps
+// to its cap).
+func (s *Sim) spinNotice(c *cpu) {
+	s.caughtWake(c)
+	s.pickNextFromIdle(c)
+}
+
+// caughtWake applies section 3's rule for a wake caught while spinning.
+func (s *Sim) caughtWake(c *cpu) {
+	c.haltStreak = 0
+	if s.sc.Sched.IdleSpin.Adaptive && c.spinWindow != s.spinCap {
+		s.decide(DecSpinGrow, c.id, -1, -1, "wake caught while spinning: window back to the cap", s.spinCap)
+		s.m.spinWindowTotal += s.spinCap - c.spinWindow
+		c.spinWindow = s.spinCap
+	}
+}
+
+// spinEnd: the window ran out with nothing found: halt.
+func (s *Sim) spinEnd(c *cpu) {
+	sp := &s.sc.Sched.IdleSpin
+	if sp.Adaptive {
+		c.haltStreak++
+		if c.haltStreak >= sp.HaltsBeforeShrink {
+			c.haltStreak = 0
+			if w := max(c.spinWindow/2, sp.Floor); w != c.spinWindow {
+				s.m.spinWindowTotal += w - c.spinWindow
+				c.spinWindow = w
+				s.decide(DecSpinShrink, c.id, -1, -1, "consecutive halts without a caught wake: window halved", w)
+			}
+		}
+	}
+	s.m.halt(s)
+	s.setState(c, CPUHalted)
+	s.vis.add(s.now, VisHalt, 0, c.id, -1, -1, 0)
+	c.haltStartNs = s.now
+	c.pollEndNs = s.now
+	m := &s.sc.Machine
+	if m.Platform == "kvm" && m.HostHaltPollNs > 0 && c.hostPollNs > 0 {
+		poll := c.hostPollNs
+		if m.HostContentionPerS > 0 {
+			if cut := s.drawExp(1e9 / m.HostContentionPerS); cut < poll {
+				poll = cut
+			}
+		}
+		c.pollEndNs = s.now + poll
+	}
+	c.gen++
+}
+
+// wakeHalted starts bringing halted c back for an interrupt.
+func (s *Sim) wakeHalted(c *cpu) {
+	costs := &s.sc.Machine.Costs
+	blockNs := s.now - c.haltStartNs
+	caught := s.now <= c.pollEndNs && c.pollEndNs > c.haltStartNs
+	delay := costs.HaltExitNs
+	if caught {
+		delay += costs.PolledWakeNs
+	} else {
+		delay += costs.HaltedWakeNs
+	}
+	s.m.hostPoll(s, min(s.now, c.pollEndNs)-c.haltStartNs)
+	s.adjustHostPoll(c, blockNs)
+	s.setState(c, CPUWaking)
+	c.gen++
+	s.at(s.now+delay, evWakeDone, c.id, 0, c.gen)
+}
+
+// adjustHostPoll is KVM's per-vCPU halt_poll_ns update after a halt of blockNs.
+func (s *Sim) adjustHostPoll(c *cpu, blockNs int64) {
+	m := &s.sc.Machine
+	if m.Platform != "kvm" || m.HostHaltPollNs == 0 {
+		return
+	}
+	switch {
+	case blockNs <= c.hostPollNs:
+		// The poll caught it (or would have): keep the window.
+	case c.hostPollNs > 0 && blockNs > m.HostHaltPollNs:
+		c.hostPollNs /= 2
+		if c.hostPollNs < m.HostHaltPollStartNs {
+			c.hostPollNs = 0
+		}
+	case c.hostPollNs < m.HostHaltPollNs && blockNs < m.HostHaltPollNs:
+		c.hostPollNs = max(c.hostPollNs*2, m.HostHaltPollStartNs)
+		c.hostPollNs = min(c.hostPollNs, m.HostHaltPollNs)
+	}
+}
+
+// wakeDone: the vCPU is back in the guest; it handles the interrupt that woke it.
+// A halt that returns with nothing to run goes through the idle loop again,
+// including the policy's idle hook.
+func (s *Sim) wakeDone(c *cpu) {
+	s.startIRQ(c)
+}

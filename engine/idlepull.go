@@ -1,0 +1,54 @@
+package engine
+
+// Idle-CPU pull (section 2 of MECHANISMS.md, OSv pull request 1472).
+//
+// Problem: with one waker fanning out to more workers than vCPUs, workers pile up on
+// a few home CPUs while the rest halt, and the 100 ms push balancer rarely sees a
+// queue. Rule: a CPU entering its idle loop with an empty runqueue finds the CPU with
+// the largest load (at least 2), claims that victim's single request slot
+// (pull_donate_to, compare-and-swap from empty) and sends it a pull IPI. The victim,
+// in its interrupt handler, clears the slot and donates its runqueue's migratable
+// tail to the puller, then sends the puller a wakeup IPI unconditionally.
+//
+// Invariants: a victim has at most one outstanding pull request (its slot); only
+// idle CPUs ask, so the pull IPI rate is bounded by the idle CPUs, not the wake rate.
+
+func (osvPolicy) idleEnter(s *Sim, c *cpu) {
+	if !s.sc.Sched.WakePull || len(c.rq) > 0 || len(c.incoming) > 0 {
+		return
+	}
+	victim, best := -1, 1
+	for _, v := range s.cpus {
+		if l := v.load(); l > best {
+			victim, best = v.id, l
+		}
+	}
+	if victim < 0 {
+		return
+	}
+	v := s.cpus[victim]
+	if v.pullSlot >= 0 {
+		s.decide(DecPullRefused, c.id, victim, -1, "the busiest CPU's pull slot is already taken", int64(best))
+		return
+	}
+	v.pullSlot = c.id
+	s.decide(DecPullRequest, c.id, victim, -1, "idle with an empty runqueue; asked the busiest CPU to donate", int64(best))
+	s.sendIPI(c.id, v, IPIPull, -1)
+}
+
+func (osvPolicy) servePull(s *Sim, c *cpu) {
+	puller := c.pullSlot
+	c.pullSlot = -1
+	if puller < 0 {
+		return
+	}
+	t := c.rqTailMigratable()
+	if t == nil {
+		s.decide(DecDonateNone, c.id, puller, -1, "nothing migratable queued (only pinned threads or none)", int64(c.load()))
+		return
+	}
+	s.rqRemove(c, t)
+	s.migrateCount(t, c.id, puller)
+	s.decide(DecDonate, c.id, puller, t.id, "donated the runqueue's migratable tail to the idle CPU", int64(c.load()))
+	s.enqueueRemote(s.cpus[puller], t, c.id, IPIDonate)
+}

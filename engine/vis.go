@@ -1,0 +1,148 @@
+package engine
+
+// Observation without allocation: the visual-event ring the browser drains each
+// frame, the bounded decision-record ring, IPIs in flight, and snapshots.
+
+// visRing keeps the newest visual events. Writers overwrite the oldest; a reader
+// drains what it has not seen.
+type visRing struct {
+	buf     []VisEvent
+	written uint64 // total events ever added
+	read    uint64 // total events drained
+}
+
+func (r *visRing) init(n int) { r.buf = make([]VisEvent, n) }
+
+func (r *visRing) add(at int64, k VisKind, ipi IPIKind, cpu, other, thread, arg int) {
+	r.buf[r.written%uint64(len(r.buf))] = VisEvent{AtNs: at, Kind: k, IPI: ipi,
+		CPU: int32(cpu), Other: int32(other), Thread: int32(thread), Arg: int32(arg)}
+	r.written++
+}
+
+// DrainVis appends the visual events since the previous drain to dst, oldest first.
+// The buffer keeps the newest 4096: if more happened since the last drain, the
+// oldest are dropped (a frame that far behind could not animate them anyway).
+func (s *Sim) DrainVis(dst []VisEvent) []VisEvent {
+	r := &s.vis
+	n := uint64(len(r.buf))
+	if r.written-r.read > n {
+		r.read = r.written - n
+	}
+	for ; r.read < r.written; r.read++ {
+		dst = append(dst, r.buf[r.read%n])
+	}
+	return dst
+}
+
+// decisionRing keeps the newest decision records.
+type decisionRing struct {
+	buf     []Decision
+	written uint64
+}
+
+func (r *decisionRing) init(n int) { r.buf = make([]Decision, n) }
+
+// decide records a decision. Reasons are constant strings, so this never allocates.
+func (s *Sim) decide(k DecisionKind, cpu, target, thread int, reason string, value int64) {
+	r := &s.dec
+	r.buf[r.written%uint64(len(r.buf))] = Decision{AtNs: s.now, Kind: k, CPU: int32(cpu),
+		Target: int32(target), Thread: int32(thread), Reason: reason, Value: value}
+	s.vis.add(s.now, VisDecision, 0, cpu, target, thread, int(r.written%uint64(len(r.buf))))
+	r.written++
+}
+
+// Decisions appends the retained decision records (oldest first) to dst.
+func (s *Sim) Decisions(dst []Decision) []Decision {
+	r := &s.dec
+	n := uint64(len(r.buf))
+	start := uint64(0)
+	if r.written > n {
+		start = r.written - n
+	}
+	for i := start; i < r.written; i++ {
+		dst = append(dst, r.buf[i%n])
+	}
+	return dst
+}
+
+// LastDecision returns the newest retained decision about a thread (thread >= 0)
+// or, with thread < 0, made by or aimed at a CPU.
+func (s *Sim) LastDecision(cpu, thread int) (Decision, bool) {
+	r := &s.dec
+	n := uint64(len(r.buf))
+	for i := r.written; i > 0 && r.written-i < n; i-- {
+		d := r.buf[(i-1)%n]
+		if thread >= 0 && int(d.Thread) == thread {
+			return d, true
+		}
+		if thread < 0 && (int(d.CPU) == cpu || int(d.Target) == cpu) {
+			return d, true
+		}
+	}
+	return Decision{}, false
+}
+
+// ipiFlight is an IPI between send and arrival.
+type ipiFlight struct {
+	kind      IPIKind
+	from, to  int
+	sent, due int64
+	thread    int
+}
+
+type inflight struct{ l []ipiFlight }
+
+func (f *inflight) add(x ipiFlight) { f.l = append(f.l, x) }
+
+// arrived removes the oldest matching IPI to cpu.
+func (f *inflight) arrived(to int, k IPIKind, now int64) {
+	for i, x := range f.l {
+		if x.to == to && x.kind == k && x.due <= now {
+			copy(f.l[i:], f.l[i+1:])
+			f.l = f.l[:len(f.l)-1]
+			return
+		}
+	}
+}
+
+// Snapshot fills dst with the machine's current state, reusing dst's slices.
+func (s *Sim) Snapshot(dst *Snapshot) {
+	dst.NowNs = s.now
+	dst.Live = s.m.live
+	dst.Live.SuppressedIPI = s.m.suppressed
+	if cap(dst.CPUs) < len(s.cpus) {
+		dst.CPUs = make([]CPUSnap, len(s.cpus))
+	}
+	dst.CPUs = dst.CPUs[:len(s.cpus)]
+	for i, c := range s.cpus {
+		d := &dst.CPUs[i]
+		d.ID, d.State, d.Load = c.id, c.state, c.load()
+		d.Running = -1
+		if c.cur != nil {
+			d.Running = c.cur.id
+		}
+		d.Runqueue = d.Runqueue[:0]
+		for _, t := range c.rq {
+			d.Runqueue = append(d.Runqueue, t.id)
+		}
+		d.Incoming = d.Incoming[:0]
+		for _, t := range c.incoming {
+			d.Incoming = append(d.Incoming, t.id)
+		}
+		d.SpinWindow, d.SpinCap = c.spinWindow, s.spinCap
+		d.HostPollNs = c.hostPollNs
+		d.PullSlot = c.pullSlot
+	}
+	if cap(dst.Threads) < len(s.threads) {
+		dst.Threads = make([]ThreadSnap, len(s.threads), len(s.threads)+16)
+	}
+	dst.Threads = dst.Threads[:len(s.threads)]
+	for i, t := range s.threads {
+		dst.Threads[i] = ThreadSnap{ID: t.id, Name: t.name, Role: t.role, State: t.state, CPU: t.cpu, Pinned: t.pinned}
+	}
+	dst.IPIs = dst.IPIs[:0]
+	for _, x := range s.inflight.l {
+		dst.IPIs = append(dst.IPIs, IPISnap{Kind: x.kind, From: x.from, To: x.to, SentNs: x.sent, DueNs: x.due,
+			ForThread: x.thread, HaltedTarget: s.cpus[x.to].state == CPUHalted})
+	}
+}

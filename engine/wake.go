@@ -1,0 +1,189 @@
+package engine
+
+// Wakeups, IPIs and interrupts (section 1 of MECHANISMS.md).
+//
+// A woken thread goes where the policy places it (OSv: its home CPU). A wake for
+// another CPU goes on that CPU's incoming list and sends a wakeup IPI only if the
+// target is not spinning in its idle loop, its load is at most 1, and no wake IPI
+// is already pending there (the three suppression conditions); otherwise the target
+// finds the thread at its next reschedule point or while it spins.
+//
+// Invariant: a thread is in exactly one place: blocked, on one CPU's incoming list,
+// in one runqueue, or running on one CPU.
+
+// irqSource says what raised an interrupt.
+type irqSource uint8
+
+const (
+	irqIPIWakeup irqSource = irqSource(IPIWakeup)
+	irqIPIPull   irqSource = irqSource(IPIPull)
+	irqIPIDonate irqSource = irqSource(IPIDonate)
+	irqDevice    irqSource = 10 // NIC or storage completion
+	irqTimer     irqSource = 11 // a kernel thread's timer
+)
+
+// irqWork is the set of things an interrupt handler does at its exit.
+type irqWork struct {
+	pull bool // a pull request to serve (this CPU is the victim)
+}
+
+// wake makes t runnable. from is the CPU whose thread (or interrupt) wakes it,
+// fromIRQ says the wake comes from interrupt context on that CPU.
+func (s *Sim) wake(t *thread, from int, fromIRQ bool) {
+	_ = fromIRQ
+	if t.state != ThreadBlocked {
+		return // already runnable: the wake is absorbed
+	}
+	t.wokenAtNs = s.now
+	target := s.pol.selectCPU(s, t, from)
+	if target != t.cpu {
+		s.migrateCount(t, t.cpu, target)
+	}
+	t.cpu = target
+	s.vis.add(s.now, VisWake, 0, target, from, t.id, 0)
+	tc := s.cpus[target]
+	if target == from {
+		s.decide(DecWakePlace, from, target, t.id, "woken on its home CPU, the waker's own", 0)
+		// The waker's step end (or its interrupt's exit) is a reschedule point, where
+		// the wakee may preempt: no IPI is needed.
+		s.rqInsert(tc, t)
+		return
+	}
+	s.enqueueRemote(tc, t, from, IPIWakeup)
+}
+
+// enqueueRemote puts t on c's incoming list (as a wake or a donation) and applies
+// the IPI rule.
+func (s *Sim) enqueueRemote(c *cpu, t *thread, from int, kind IPIKind) {
+	t.state = ThreadIncoming
+	t.cpu = c.id
+	c.incoming = append(c.incoming, t)
+	if kind == IPIDonate {
+		// The donor's wakeup to the puller is unconditional: it may be spinning.
+		s.sendIPI(from, c, IPIDonate, t.id)
+		return
+	}
+	switch {
+	case c.state == CPUSpinning && c.cur == nil:
+		s.decide(DecIPISuppressed, from, c.id, t.id, "target CPU is spinning in its idle loop and will see the wake", 0)
+		s.m.suppressed++
+		s.noticeWhileSpinning(c)
+	case c.load() > 1:
+		s.decide(DecIPISuppressed, from, c.id, t.id, "target CPU's load is 2 or more; it will see the wake at its next reschedule", int64(c.load()))
+		s.m.suppressed++
+	case c.wakePending:
+		s.decide(DecIPISuppressed, from, c.id, t.id, "a wakeup IPI is already pending on the target", 0)
+		s.m.suppressed++
+	default:
+		c.wakePending = true
+		s.decide(DecIPISent, from, c.id, t.id, "target CPU is not spinning, load <= 1 and no wake pending", int64(c.load()))
+		s.sendIPI(from, c, IPIWakeup, t.id)
+	}
+}
+
+// sendIPI sends an IPI of kind from CPU `from` to c. The sender pays IPISendNs of
+// CPU time; the target gets the interrupt after the delivery latency, plus the cost
+// of waking a halted vCPU.
+func (s *Sim) sendIPI(from int, c *cpu, kind IPIKind, forThread int) {
+	costs := &s.sc.Machine.Costs
+	if from >= 0 {
+		s.cpus[from].debtNs += costs.IPISendNs
+	}
+	s.m.ipi(s, kind)
+	arrive := s.now + costs.IPILatencyNs
+	s.vis.add(s.now, VisIPISend, kind, from, c.id, forThread, int(arrive-s.now))
+	s.inflight.add(ipiFlight{kind: kind, from: from, to: c.id, sent: s.now, due: arrive, thread: forThread})
+	s.at(arrive, evIRQ, c.id, int(kind), 0)
+}
+
+// raiseIRQ delivers a device or timer interrupt to c whose handler wakes t.
+func (s *Sim) raiseIRQ(c *cpu, t *thread, src irqSource) {
+	c.irqWakes = append(c.irqWakes, t)
+	s.irqArrive(c, src)
+}
+
+// irqArrive: an interrupt reaches c. A halted vCPU is first brought back (expensive
+// unless the host catches it while halt-polling); a running CPU pauses its step.
+func (s *Sim) irqArrive(c *cpu, src irqSource) {
+	if src <= irqIPIDonate {
+		s.inflight.arrived(c.id, IPIKind(src), s.now)
+		s.vis.add(s.now, VisIPIArrive, IPIKind(src), -1, c.id, -1, 0)
+	}
+	if src == irqIPIPull {
+		c.irqWork.pull = true
+	}
+	switch c.state {
+	case CPUHalted:
+		s.wakeHalted(c)
+		return
+	case CPUWaking:
+		return // handled when the vCPU is back in
+	case CPUIRQ:
+		// Interrupts arriving during a handler are handled by the same exit.
+		c.irqUntilNs += s.sc.Machine.Costs.IRQHandleNs
+		c.gen++
+		s.at(c.irqUntilNs, evIRQEnd, c.id, 0, c.gen)
+		return
+	}
+	s.startIRQ(c)
+}
+
+// startIRQ enters the interrupt handler on c (running or spinning).
+func (s *Sim) startIRQ(c *cpu) {
+	if c.cur != nil {
+		// Pause the step: what is left resumes after the handler.
+		s.chargeRuntime(c)
+		left := c.stepEndNs - s.now
+		if left < 0 {
+			left = 0
+		}
+		c.cur.remainingNs = left
+		c.irqPaused = true
+		c.irqFromIdl = false
+	} else {
+		c.irqPaused = false
+		c.irqFromIdl = c.state == CPUSpinning
+	}
+	c.irqUntilNs = s.now + s.sc.Machine.Costs.IRQHandleNs
+	c.gen++
+	s.setState(c, CPUIRQ)
+	s.at(c.irqUntilNs, evIRQEnd, c.id, 0, c.gen)
+}
+
+// irqEnd: the handler is done. It moves incoming wakes into the runqueue, serves a
+// pull request, runs the workload's device work, then reschedules.
+func (s *Sim) irqEnd(c *cpu) {
+	c.wakePending = false
+	s.drainIncoming(c)
+	if c.irqWork.pull {
+		c.irqWork.pull = false
+		s.pol.servePull(s, c)
+	}
+	for _, t := range c.irqWakes {
+		s.wake(t, c.id, true)
+	}
+	clear(c.irqWakes)
+	c.irqWakes = c.irqWakes[:0]
+	if c.irqPaused {
+		c.irqPaused = false
+		s.setState(c, CPURunning)
+		s.reschedule(c)
+		return
+	}
+	if c.irqFromIdl && (len(c.rq) > 0 || len(c.incoming) > 0) {
+		s.caughtWake(c) // work arrived while the CPU was spinning
+	}
+	s.pickNextFromIdle(c)
+}
+
+// pickNextFromIdle leaves the idle loop if there is work, else re-enters it.
+func (s *Sim) pickNextFromIdle(c *cpu) {
+	s.drainIncoming(c)
+	if len(c.rq) > 0 {
+		t := c.rq[0]
+		s.rqRemove(c, t)
+		s.switchTo(c, t)
+		return
+	}
+	s.enterIdle(c)
+}

@@ -1,0 +1,359 @@
+package engine
+
+// Workloads: the threads and what each does at the end of every step.
+//
+// request_server models a database server behind a single-queue NIC: one RX thread
+// pinned to workload.waker_cpu wakes the backend of each request; backends are
+// created by one spawner thread pinned to workload.spawn_cpu (a new thread starts on
+// its creator's CPU); N closed-loop clients send a request, wait for the response,
+// and send the next, with a network round trip outside the guest. Optionally each
+// request ends with a durable commit through a log-commit thread.
+//
+// commit models a durable-write benchmark: N writers each do some work, then wait
+// for a log-commit thread that batches all waiting writers into one device write and
+// wakes them as a serial chain (OSv's condvar wake_all hands waiters to the mutex one
+// at a time) or a fan-out.
+//
+// idle has only the per-CPU kernel threads (balancers, housekeeping wake sources).
+
+// workload is a thread program plus its external events.
+type workload interface {
+	// next runs at the end of t's step (or when a woken t first runs with no step in
+	// progress): it performs the step's actions (wakes, responses) and returns the
+	// next step's CPU time, or blocks.
+	next(s *Sim, t *thread) (durNs int64, blocks bool)
+	// event handles a workload event (packets, responses, connects, device).
+	event(s *Sim, e event)
+}
+
+// threadNext routes a thread to its program: kernel threads or the workload.
+func (s *Sim) threadNext(t *thread) (int64, bool) {
+	if t.role == RoleBalancer || t.role == RoleKernel {
+		return s.kernelNext(t)
+	}
+	return s.wl.next(s, t)
+}
+
+type idleWorkload struct{}
+
+func (idleWorkload) next(s *Sim, t *thread) (int64, bool) { return 0, true }
+func (idleWorkload) event(s *Sim, e event)                {}
+
+// Backend / writer program counters.
+const (
+	pcIdle       = iota // blocked waiting for a request (or starting an operation)
+	pcServing           // service step in progress
+	pcCommitWait        // blocked waiting for the log commit
+	pcUnlock            // woken by the commit: re-taking the mutex
+	pcInit              // newly created: start-up work
+	pcInitDone
+)
+
+// unlockNs is a woken waiter's CPU time to take and release the commit mutex
+// before it wakes the next waiter of a chain.
+const unlockNs = 1000
+
+// commitLog is the log-commit thread and its batch state, shared by both workloads.
+type commitLog struct {
+	thr     *thread
+	waiting []*thread // writers waiting for the next batch
+	batch   []*thread // writers of the batch being written
+	next    []int     // next waiter in the wake chain, by thread id (-1: none)
+	chain   bool
+}
+
+func newCommitLog(s *Sim, cpuID int, pinned bool) *commitLog {
+	l := &commitLog{chain: s.sc.Workload.Broadcast == "chain"}
+	l.thr = s.newThread("log-commit", RoleWaker, cpuID, pinned)
+	return l
+}
+
+// request adds writer t to the next batch and wakes the committer.
+func (l *commitLog) request(s *Sim, t *thread) {
+	l.waiting = append(l.waiting, t)
+	s.wake(l.thr, t.cpu, false)
+}
+
+// committerNext is the log-commit thread's program.
+func (l *commitLog) committerNext(s *Sim, t *thread) (int64, bool) {
+	switch t.prog {
+	case 0: // look for work
+		if len(l.waiting) == 0 {
+			return 0, true
+		}
+		l.batch, l.waiting = l.waiting, l.batch[:0]
+		t.prog = 1
+		return s.sc.Workload.CommitCostNs + 1, false
+	case 1: // submit the device write and wait for its completion interrupt
+		t.prog = 2
+		s.at(s.now+s.sc.Workload.CommitDeviceUs*1000, evDevice, t.cpu, 0, 0)
+		return 0, true
+	default: // the write is durable: wake the batch
+		t.prog = 0
+		if l.chain {
+			for i, w := range l.batch {
+				if i+1 < len(l.batch) {
+					l.next[w.id] = l.batch[i+1].id
+				} else {
+					l.next[w.id] = -1
+				}
+			}
+			s.wake(l.batch[0], t.cpu, false)
+		} else {
+			for _, w := range l.batch {
+				l.next[w.id] = -1
+				s.wake(w, t.cpu, false)
+			}
+		}
+		clear(l.batch)
+		l.batch = l.batch[:0]
+		return unlockNs, false
+	}
+}
+
+// wokenByCommit is a waiter's unlock step end: hand the mutex to the next waiter.
+func (l *commitLog) wokenByCommit(s *Sim, t *thread) {
+	if n := l.next[t.id]; n >= 0 {
+		l.next[t.id] = -1
+		s.wake(s.threads[n], t.cpu, false)
+	}
+}
+
+func (l *commitLog) deviceDone(s *Sim) {
+	s.raiseIRQ(s.cpus[l.thr.cpu], l.thr, irqDevice)
+}
+
+func (l *commitLog) sizeNext(n int) {
+	for len(l.next) < n {
+		l.next = append(l.next, -1)
+	}
+}
+
+// requestServer is the request_server workload.
+type requestServer struct {
+	rx       *thread
+	spawner  *thread
+	backends []*thread // by client
+	log      *commitLog
+	rxq      ring    // clients whose request is waiting for the RX thread
+	spawnq   ring    // clients waiting to be given a backend
+	sentAt   []int64 // by client: when its current request was sent
+}
+
+func newRequestServer(s *Sim) *requestServer {
+	w := &s.sc.Workload
+	r := &requestServer{
+		backends: make([]*thread, w.Clients),
+		sentAt:   make([]int64, w.Clients),
+	}
+	r.rxq.init(w.Clients)
+	r.spawnq.init(w.Clients)
+	r.rx = s.newThread("rx", RoleWaker, w.WakerCPU, true)
+	r.rx.arg = -1
+	r.spawner = s.newThread("spawner", RoleSpawner, max(w.SpawnCPU, 0), true)
+	if w.CommitDeviceUs > 0 {
+		cpuID, pinned := w.CommitCPU, true
+		if cpuID < 0 {
+			cpuID, pinned = max(w.SpawnCPU, 0), false
+		}
+		r.log = newCommitLog(s, cpuID, pinned)
+	}
+	for i := range w.Clients {
+		s.at(int64(i)*w.ConnectIntervalUs*1000, evConnect, 0, i, 0)
+	}
+	return r
+}
+
+func (r *requestServer) event(s *Sim, e event) {
+	w := &s.sc.Workload
+	switch e.kind {
+	case evConnect:
+		r.spawnq.push(int(e.arg))
+		s.raiseIRQ(s.cpus[r.spawner.cpu], r.spawner, irqDevice)
+	case evPacket:
+		r.rxq.push(int(e.arg))
+		if r.rx.state == ThreadBlocked {
+			// NAPI: the NIC interrupts only while the RX thread is not polling.
+			s.raiseIRQ(s.cpus[w.WakerCPU], r.rx, irqDevice)
+		}
+	case evResponse:
+		c := int(e.arg)
+		s.m.complete(s, s.now-r.sentAt[c])
+		r.send(s, c, s.now)
+	case evDevice:
+		r.log.deviceDone(s)
+	}
+}
+
+// send starts client c's next request at time t (it reaches the NIC half a round
+// trip later).
+func (r *requestServer) send(s *Sim, c int, t int64) {
+	r.sentAt[c] = t
+	s.at(t+s.sc.Workload.NetworkRTTUs*500, evPacket, 0, c, 0)
+}
+
+func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
+	w := &s.sc.Workload
+	switch {
+	case t == r.rx:
+		if t.arg >= 0 {
+			s.wake(r.backends[t.arg], t.cpu, false)
+			t.arg = -1
+		}
+		c, ok := r.rxq.pop()
+		if !ok {
+			return 0, true
+		}
+		t.arg = c
+		return w.RxCostNs + 1, false
+	case t == r.spawner:
+		if t.arg > 0 {
+			// Fork done: the new backend starts on its creator's CPU.
+			c := t.arg - 1
+			b := s.newThread("backend", RoleWorker, t.cpu, false)
+			b.prog = pcInit
+			b.arg = c
+			r.backends[c] = b
+			if r.log != nil {
+				r.log.sizeNext(len(s.threads))
+			}
+			s.wake(b, t.cpu, false)
+			t.arg = 0
+		}
+		c, ok := r.spawnq.pop()
+		if !ok {
+			return 0, true
+		}
+		t.arg = c + 1
+		return spawnNs, false
+	case r.log != nil && t == r.log.thr:
+		return r.log.committerNext(s, t)
+	}
+	// A backend.
+	switch t.prog {
+	case pcInit:
+		t.prog = pcInitDone
+		return spawnNs, false
+	case pcInitDone:
+		// Connected: the client sends its first request.
+		t.prog = pcIdle
+		r.send(s, t.arg, s.now)
+		return 0, true
+	case pcIdle:
+		t.prog = pcServing
+		return s.drawDist(w.Service), false
+	case pcServing:
+		if r.log != nil {
+			t.prog = pcCommitWait
+			r.log.request(s, t)
+			return 0, true
+		}
+		r.respond(s, t)
+		return 0, true
+	case pcCommitWait:
+		t.prog = pcUnlock
+		return unlockNs, false
+	default: // pcUnlock
+		r.log.wokenByCommit(s, t)
+		r.respond(s, t)
+		return 0, true
+	}
+}
+
+// respond sends backend t's response; it reaches the client half a round trip later.
+func (r *requestServer) respond(s *Sim, t *thread) {
+	t.prog = pcIdle
+	s.at(s.now+s.sc.Workload.NetworkRTTUs*500, evResponse, 0, t.arg, 0)
+}
+
+// spawnNs is the CPU time to create a backend (fork) and for it to start up.
+const spawnNs = 30_000
+
+// commitWorkload is the commit (durable-write) workload.
+type commitWorkload struct {
+	log     *commitLog
+	writers []*thread
+	startAt []int64 // by writer index: when its current operation began
+}
+
+func newCommitWorkload(s *Sim) *commitWorkload {
+	w := &s.sc.Workload
+	cw := &commitWorkload{startAt: make([]int64, w.Clients)}
+	cw.log = newCommitLog(s, w.WakerCPU, true)
+	for i := range w.Clients {
+		home := w.SpawnCPU
+		if home < 0 {
+			home = i % s.sc.Machine.VCPUs // writers started by threads on every CPU
+		}
+		t := s.newThread("writer", RoleWorker, home, false)
+		t.arg = i
+		t.prog = pcIdle
+		cw.writers = append(cw.writers, t)
+	}
+	cw.log.sizeNext(len(s.threads))
+	for _, t := range cw.writers {
+		s.wake(t, -1, false)
+	}
+	return cw
+}
+
+func (cw *commitWorkload) event(s *Sim, e event) {
+	if e.kind == evDevice {
+		cw.log.deviceDone(s)
+	}
+}
+
+func (cw *commitWorkload) next(s *Sim, t *thread) (int64, bool) {
+	if t == cw.log.thr {
+		return cw.log.committerNext(s, t)
+	}
+	switch t.prog {
+	case pcIdle: // start an operation: the write work
+		cw.startAt[t.arg] = s.now
+		t.prog = pcServing
+		return s.drawDist(s.sc.Workload.Service), false
+	case pcServing: // wait for durability
+		t.prog = pcCommitWait
+		cw.log.request(s, t)
+		return 0, true
+	case pcCommitWait:
+		t.prog = pcUnlock
+		return unlockNs, false
+	default: // pcUnlock: hand on the mutex, the operation is complete
+		cw.log.wokenByCommit(s, t)
+		s.m.complete(s, s.now-cw.startAt[t.arg])
+		cw.startAt[t.arg] = s.now
+		t.prog = pcServing
+		return s.drawDist(s.sc.Workload.Service), false
+	}
+}
+
+// ring is a FIFO of ints with fixed capacity, allocation-free after init.
+type ring struct {
+	buf        []int
+	head, size int
+}
+
+func (q *ring) init(n int) { q.buf = make([]int, max(n, 1)) }
+
+func (q *ring) push(v int) {
+	if q.size == len(q.buf) {
+		nb := make([]int, 2*len(q.buf))
+		for i := range q.size {
+			nb[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = v
+	q.size++
+}
+
+func (q *ring) pop() (int, bool) {
+	if q.size == 0 {
+		return 0, false
+	}
+	v := q.buf[q.head]
+	q.head = (q.head + 1) % len(q.buf)
+	q.size--
+	return v, true
+}
