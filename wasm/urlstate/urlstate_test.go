@@ -1,0 +1,189 @@
+package urlstate_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"schedplay/wasm/urlstate"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		desc     string
+		frag     string
+		want     urlstate.State
+		wantKeys []string // keys named by the problems, in order
+	}{
+		{desc: "empty", frag: "", want: urlstate.State{}},
+		{desc: "hash only", frag: "#", want: urlstate.State{}},
+		{
+			desc: "issue example",
+			frag: "#v=1&machine.vcpus=32&workload.clients=64&sched.wake_pull=1&seed=7",
+			want: urlstate.State{Knobs: []urlstate.Knob{
+				{"machine.vcpus", "32"}, {"workload.clients", "64"}, {"sched.wake_pull", "1"}, {"seed", "7"}}},
+		},
+		{
+			desc: "view keys",
+			frag: "v=1&preset=tpcb-32vcpu&compare=sched.wake_pull&speed=20us&embed=1&hide=charts,controls&theme=light",
+			want: urlstate.State{Preset: "tpcb-32vcpu", View: urlstate.View{
+				Compare: "sched.wake_pull", CompareA: "0", CompareB: "1", Speed: "20us", Embed: true,
+				Hide: []string{"controls", "charts"}, Theme: "light"}},
+		},
+		{
+			desc: "compare with values",
+			frag: "v=1&compare=machine.platform:native,kvm",
+			want: urlstate.State{View: urlstate.View{Compare: "machine.platform", CompareA: "native", CompareB: "kvm"}},
+		},
+		{
+			desc: "missing version reads as current",
+			frag: "machine.vcpus=4",
+			want: urlstate.State{Knobs: []urlstate.Knob{{"machine.vcpus", "4"}}},
+		},
+		{desc: "future version falls back", frag: "v=2&machine.vcpus=4", want: urlstate.State{}, wantKeys: []string{"v"}},
+		{
+			desc:     "bad value keeps the rest",
+			frag:     "v=1&machine.vcpus=lots&workload.clients=8",
+			want:     urlstate.State{Knobs: []urlstate.Knob{{"workload.clients", "8"}}},
+			wantKeys: []string{"machine.vcpus"},
+		},
+		{desc: "unknown key", frag: "v=1&machine.vcpu=4", wantKeys: []string{"machine.vcpu"}},
+		{desc: "markup in key", frag: "v=1&%3Cscript%3E=1", wantKeys: []string{`"%3Cscript%3E"`}},
+		{desc: "bad escape", frag: "v=1&seed=%zz", wantKeys: []string{"seed"}},
+		{
+			desc:     "duplicate keeps first",
+			frag:     "v=1&seed=3&seed=4",
+			want:     urlstate.State{Knobs: []urlstate.Knob{{"seed", "3"}}},
+			wantKeys: []string{"seed"},
+		},
+		{desc: "bad speed", frag: "v=1&speed=fast", wantKeys: []string{"speed"}},
+		{desc: "too slow", frag: "v=1&speed=1ns", wantKeys: []string{"speed"}},
+		{desc: "bad hide", frag: "v=1&hide=stage", wantKeys: []string{"hide"}},
+		{desc: "bad theme", frag: "v=1&theme=neon", wantKeys: []string{"theme"}},
+		{desc: "bad embed", frag: "v=1&embed=yes", wantKeys: []string{"embed"}},
+		{desc: "compare non-boolean without values", frag: "v=1&compare=workload.clients", wantKeys: []string{"compare"}},
+		{desc: "compare unknown knob", frag: "v=1&compare=nope.nope", wantKeys: []string{"compare"}},
+		{desc: "compare bad value", frag: "v=1&compare=machine.vcpus:4,x", wantKeys: []string{"compare"}},
+		{desc: "preset with slash", frag: "v=1&preset=../etc", wantKeys: []string{"preset"}},
+		{desc: "too long", frag: "v=1&seed=" + strings.Repeat("9", urlstate.MaxFragmentBytes), wantKeys: []string{"#"}},
+		{desc: "too many keys", frag: strings.Repeat("seed=1&", urlstate.MaxKeys+1), wantKeys: []string{"#"}},
+		{desc: "object path", frag: "v=1&machine=4", wantKeys: []string{"machine"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			got, probs := urlstate.Parse(tc.frag)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Parse(%q) = %+v, want %+v", tc.frag, got, tc.want)
+			}
+			var keys []string
+			for _, p := range probs {
+				keys = append(keys, p.Key)
+				if p.Msg == "" {
+					t.Errorf("problem for %q has no message", p.Key)
+				}
+			}
+			if !reflect.DeepEqual(keys, tc.wantKeys) {
+				t.Errorf("Parse(%q) problems %v, want keys %v", tc.frag, probs, tc.wantKeys)
+			}
+		})
+	}
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	tests := []struct {
+		desc string
+		st   urlstate.State
+		want string
+	}{
+		{desc: "defaults", st: urlstate.State{}, want: "v=1"},
+		{
+			desc: "everything",
+			st: urlstate.State{Preset: "tpcb-32vcpu", Knobs: []urlstate.Knob{{"machine.vcpus", "32"}, {"sched.wake_pull", "1"}},
+				View: urlstate.View{Compare: "sched.wake_pull", CompareA: "0", CompareB: "1", Speed: "2ms", Embed: true,
+					Hide: []string{"controls"}, Theme: "light"}},
+			want: "v=1&preset=tpcb-32vcpu&machine.vcpus=32&sched.wake_pull=1&compare=sched.wake_pull&speed=2ms&theme=light&hide=controls&embed=1",
+		},
+		{
+			desc: "escapes",
+			st:   urlstate.State{Knobs: []urlstate.Knob{{"workload.service.dist", "a b&c"}}},
+			want: "v=1&workload.service.dist=a%20b%26c",
+		},
+		{
+			desc: "compare values",
+			st:   urlstate.State{View: urlstate.View{Compare: "machine.platform", CompareA: "native", CompareB: "kvm"}},
+			want: "v=1&compare=machine.platform:native,kvm",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			got := urlstate.Encode(tc.st)
+			if got != tc.want {
+				t.Fatalf("Encode = %q, want %q", got, tc.want)
+			}
+			back, probs := urlstate.Parse(got)
+			if len(probs) > 0 {
+				t.Fatalf("Parse(Encode) problems: %v", probs)
+			}
+			if !reflect.DeepEqual(back, tc.st) {
+				t.Errorf("Parse(Encode) = %+v, want %+v", back, tc.st)
+			}
+		})
+	}
+}
+
+func TestParseSpeed(t *testing.T) {
+	tests := []struct {
+		tok  string
+		want int64
+		max  bool
+		bad  bool
+	}{
+		{tok: "max", max: true},
+		{tok: "20us", want: 20_000},
+		{tok: "2ms", want: 2_000_000},
+		{tok: "1s", want: 1_000_000_000},
+		{tok: "100ns", want: 100},
+		{tok: "99ns", bad: true},
+		{tok: "11s", bad: true},
+		{tok: "ms", bad: true},
+		{tok: "-5ms", bad: true},
+		{tok: "5 ms", bad: true},
+		{tok: "99999999999999999999s", bad: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tok, func(t *testing.T) {
+			got, max, err := urlstate.ParseSpeed(tc.tok)
+			if (err != nil) != tc.bad {
+				t.Fatalf("ParseSpeed(%q) err = %v, want bad=%v", tc.tok, err, tc.bad)
+			}
+			if got != tc.want || max != tc.max {
+				t.Errorf("ParseSpeed(%q) = %d, %v; want %d, %v", tc.tok, got, max, tc.want, tc.max)
+			}
+		})
+	}
+}
+
+// FuzzParse checks that any fragment parses without panicking, that problems are
+// bounded in size, and that what Parse accepts survives Encode unchanged.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "#v=1&machine.vcpus=32", "v=1&compare=machine.platform:native,kvm&hide=charts",
+		"v=1&%ff=%00", "v=1&speed=20us&embed=1&theme=light", "seed=18446744073709551615", "&&&==&"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, frag string) {
+		st, probs := urlstate.Parse(frag)
+		for _, p := range probs {
+			if len(p.Key) > 100 || len(p.Msg) > 400 {
+				t.Fatalf("oversized problem %q", p)
+			}
+		}
+		enc := urlstate.Encode(st)
+		back, probs2 := urlstate.Parse(enc)
+		if len(probs2) > 0 {
+			t.Fatalf("Parse(Encode(%+v)) = problems %v (fragment %q)", st, probs2, enc)
+		}
+		if !reflect.DeepEqual(back, st) && !(len(st.Knobs) == 0 && len(back.Knobs) == 0) {
+			t.Fatalf("round trip %+v -> %q -> %+v", st, enc, back)
+		}
+	})
+}
