@@ -1,19 +1,21 @@
-// Command schedplay runs scheduler scenarios headless and serves the playground.
+// Command schedplay runs scheduler scenarios headless, sweeps knobs, regenerates the
+// calibration evidence and serves the playground.
+//
+//	schedplay run FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]
+//	schedplay sweep FILE --vary path=v1,v2,... [--arms path=a,b] [--set ...] [--format ...] [--jobs N]
+//	schedplay calibrate [--out docs/calibration.md] [--check] [--jobs N]
+//	schedplay list | knobs | serve
+//
+// FILE is a scenario JSON file, "-" for stdin, or the name of a preset in examples/.
+// Exit status: 0 on success, 1 when calibrate --check finds the document stale, 2 on
+// any error (bad flags, bad scenario or knob, failed run).
 package main
 
 import (
-	"fmt"
 	"os"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		if err := cmdServe(os.Args[2:], os.Stdout, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "schedplay:", err)
-			os.Exit(2)
-		}
-		return
-	}
-	fmt.Fprintln(os.Stderr, "usage: schedplay run|sweep|serve ...")
-	os.Exit(2)
+	a := newApp(os.Stdin, os.Stdout, os.Stderr)
+	os.Exit(a.main(os.Args[1:]))
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"schedplay/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// fakeSim stands in for the engine where a test checks the CLI, not the model: its
+// numbers are a simple function of the knobs, so a test can tell which overrides
+// reached which run.
+func fakeSim(sc engine.Scenario) (engine.Results, error) {
+	var r engine.Results
+	pull := 1.0
+	if sc.Sched.WakePull {
+		pull = 2
+	}
+	c := float64(sc.Workload.Clients)
+	r.ThroughputPerS = c * 100 * pull
+	r.Completed = int64(r.ThroughputPerS * float64(sc.DurationMs-sc.WarmupMs) / 1000)
+	r.LatencyUs.P99 = 1000 / (pull*pull - pull + 1) // 1000 off, 333.3 on
+	r.BusyVCPUsMean = min(c, float64(sc.Machine.VCPUs))
+	r.SimSeconds = float64(sc.DurationMs-sc.WarmupMs) / 1000
+	n := int((sc.DurationMs - sc.WarmupMs) / sc.SeriesIntervalMs)
+	for i := range n {
+		r.Series = append(r.Series, engine.SeriesPoint{
+			StartMs:        float64(sc.WarmupMs + int64(i)*sc.SeriesIntervalMs),
+			ThroughputPerS: r.ThroughputPerS * float64(i+1) / float64(n),
+			BusyVCPUs:      r.BusyVCPUsMean,
+		})
+	}
+	return r, nil
+}
+
+// slowFirstSim is fakeSim that takes longer the fewer clients a run has, so with
+// several jobs the runs finish out of order; output must not depend on that.
+func slowFirstSim(sc engine.Scenario) (engine.Results, error) {
+	time.Sleep(time.Duration(64/max(1, sc.Workload.Clients)) * time.Millisecond)
+	return fakeSim(sc)
+}
+
+// testApp is an app reading presets from testdata/examples, with captured output.
+type testApp struct {
+	*app
+	out, errOut *bytes.Buffer
+}
+
+func newTestApp(t *testing.T, sim func(engine.Scenario) (engine.Results, error)) testApp {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, simulate: sim, examples: os.DirFS("testdata/examples")}
+	return testApp{a, &out, &errOut}
+}
+
+// golden compares got with testdata/golden/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/schedplay -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (line %d); got:\n%s", name, firstDiffLine(want, got), got)
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"schedplay/engine"
+)
+
+// source is a scenario document as read, before knobs are applied.
+type source struct {
+	// label names the document in messages and output: the file path, "stdin", or
+	// the preset name.
+	label string
+	data  []byte
+}
+
+// decode applies knob overrides and validates; errors name the source and the
+// field's dotted path ("tpcb-32vcpu: machine.vcpus: 0 is below the minimum 1").
+func (s source) decode(sets ...string) (engine.Scenario, error) {
+	sc, err := engine.DecodeScenario(s.data, sets...)
+	if err != nil {
+		return engine.Scenario{}, fmt.Errorf("%s: %w", s.label, err)
+	}
+	if sc.Name == "" {
+		sc.Name = strings.TrimSuffix(path.Base(s.label), ".json")
+	}
+	return sc, nil
+}
+
+// load reads FILE: "-" is stdin; an existing file is read; otherwise a bare name
+// (with or without .json) that matches a preset in the examples directory is that
+// preset, so "schedplay run tpcb-32vcpu" works from any directory.
+func (a *app) load(arg string) (source, error) {
+	if arg == "-" {
+		data, err := readLimited(a.stdin)
+		if err != nil {
+			return source{}, fmt.Errorf("reading stdin: %w", err)
+		}
+		return source{label: "stdin", data: data}, nil
+	}
+	f, err := os.Open(arg)
+	if err == nil {
+		defer f.Close()
+		data, err := readLimited(f)
+		if err != nil {
+			return source{}, fmt.Errorf("reading %s: %w", arg, err)
+		}
+		return source{label: arg, data: data}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return source{}, err
+	}
+	name := strings.TrimSuffix(arg, ".json")
+	if fs.ValidPath(name) && !strings.Contains(name, "/") {
+		if data, perr := fs.ReadFile(a.examples, name+".json"); perr == nil {
+			return source{label: name, data: data}, nil
+		}
+	}
+	return source{}, fmt.Errorf("%s: no such file, and no preset of that name (presets: %s)",
+		arg, strings.Join(a.presetNames(), ", "))
+}
+
+// readLimited reads at most one byte more than a scenario may hold, so that an
+// endless stdin or a huge file is refused by DecodeScenario's size check without
+// being read whole.
+func readLimited(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, engine.MaxScenarioBytes+1))
+}
+
+// presetNames lists the presets (examples/NAME.json) in name order.
+func (a *app) presetNames() []string {
+	matches, _ := fs.Glob(a.examples, "*.json")
+	names := make([]string, 0, len(matches))
+	for _, m := range matches {
+		names = append(names, strings.TrimSuffix(m, ".json"))
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"io"
+
+	"schedplay/engine"
+)
+
+// cmdRun: schedplay run FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]
+func (a *app) cmdRun(args []string) error {
+	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]")
+	var sets stringList
+	format := formatFlag("table")
+	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
+	fs.Var(&format, "format", "output `format`: table, json or csv")
+	tracePath := fs.String("trace", "", "also write a Chrome trace-event `file` (Perfetto, chrome://tracing)")
+	pos, err := parse(fs, args, a)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, "FILE"); err != nil {
+		return err
+	}
+	src, err := a.load(pos[0])
+	if err != nil {
+		return err
+	}
+	sc, err := src.decode(sets...)
+	if err != nil {
+		return err
+	}
+	res, err := a.runOne(sc, *tracePath)
+	if err != nil {
+		return err
+	}
+	return writeRun(a.stdout, string(format), sc, res)
+}
+
+// runOne runs sc to its horizon. With a trace path the trace writer drives the
+// simulation itself (it must drain the bounded event buffers as it goes) and the
+// results are read from the finished simulation afterwards.
+func (a *app) runOne(sc engine.Scenario, tracePath string) (engine.Results, error) {
+	if tracePath == "" {
+		return a.simulate(sc)
+	}
+	sim, err := engine.NewSim(sc)
+	if err != nil {
+		return engine.Results{}, err
+	}
+	if err := writeTrace(sim, tracePath); err != nil {
+		return engine.Results{}, err
+	}
+	return sim.Results(), nil
+}
+
+// writeRun prints one run's results in the chosen format.
+func writeRun(w io.Writer, format string, sc engine.Scenario, r engine.Results) error {
+	switch format {
+	case "json":
+		return writeJSON(w, r)
+	case "csv":
+		ms := metrics(r)
+		head, vals := make([]string, len(ms)), make([]string, len(ms))
+		for i, m := range ms {
+			head[i], vals[i] = m.name, exact(m.value, m.isInt)
+		}
+		return writeCSV(w, [][]string{head, vals})
+	}
+	return writeRunTable(w, sc, r)
+}
