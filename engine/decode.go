@@ -46,12 +46,15 @@ func DecodeScenario(data []byte, sets ...string) (Scenario, error) {
 	}
 	// Pass 1 learns the platform; pass 2 decodes over that platform's defaults so
 	// that costs the document does not give come from the right platform.
+	// The version is never defaulted: a document must say which schema it is.
 	sc := DefaultScenario()
+	sc.Version = 0
 	if err := unmarshalStrict(data, &sc); err != nil {
 		return Scenario{}, err
 	}
 	if p := sc.Machine.Platform; p == "native" || p == "kvm" {
 		sc = DefaultScenario()
+		sc.Version = 0
 		sc.Machine.Platform = p
 		sc.Machine.Costs = platformCosts(p)
 		if err := unmarshalStrict(data, &sc); err != nil {

@@ -137,6 +137,13 @@ type Workload struct {
 	SpawnCPU int `json:"spawn_cpu"`
 	// ConnectIntervalUs staggers client starts: 0 connects all at once.
 	ConnectIntervalUs int64 `json:"connect_interval_us"`
+	// StartTogether holds every client's first request until all clients are
+	// connected (pgbench connects all clients, then starts them at once).
+	StartTogether bool `json:"start_together"`
+	// StatementsPerTxn is how many request/response round trips make one
+	// transaction (pgbench's TPC-B script sends 7); the commit, if any, follows the
+	// last. Throughput and latency count transactions.
+	StatementsPerTxn int `json:"statements_per_txn"`
 	// NetworkRTTUs is the client <-> guest round trip outside the guest.
 	NetworkRTTUs int64 `json:"network_rtt_us"`
 	// RxCostNs is the RX thread's CPU time per request packet (before it wakes a
@@ -215,18 +222,19 @@ func DefaultScenario() Scenario {
 			SwitchPenaltyUs:   10,
 		},
 		Workload: Workload{
-			Kind:            WorkloadRequestServer,
-			Clients:         64,
-			WakerCPU:        0,
-			SpawnCPU:        0,
-			NetworkRTTUs:    100,
-			RxCostNs:        3000,
-			Service:         Dist{Dist: "exp", MeanUs: 200},
-			CommitCPU:       -1,
-			CommitCostNs:    5000,
-			Broadcast:       "chain",
-			WakeSourcesPerS: 0,
-			HousekeepingNs:  2000,
+			Kind:             WorkloadRequestServer,
+			Clients:          64,
+			StatementsPerTxn: 1,
+			WakerCPU:         0,
+			SpawnCPU:         0,
+			NetworkRTTUs:     100,
+			RxCostNs:         3000,
+			Service:          Dist{Dist: "exp", MeanUs: 200},
+			CommitCPU:        -1,
+			CommitCostNs:     5000,
+			Broadcast:        "chain",
+			WakeSourcesPerS:  0,
+			HousekeepingNs:   2000,
 		},
 	}
 }

@@ -58,9 +58,10 @@ func (sc *Scenario) Validate() error {
 	}
 	v.intRange("workload.clients", int64(w.Clients), minClients, MaxClients)
 	v.intRange("workload.waker_cpu", int64(w.WakerCPU), 0, int64(m.VCPUs-1))
-	v.intRange("workload.spawn_cpu", int64(w.SpawnCPU), 0, int64(m.VCPUs-1))
+	v.intRange("workload.spawn_cpu", int64(w.SpawnCPU), -1, int64(m.VCPUs-1))
 	v.intRange("workload.commit_cpu", int64(w.CommitCPU), -1, int64(m.VCPUs-1))
 	v.intRange("workload.connect_interval_us", w.ConnectIntervalUs, 0, 1_000_000)
+	v.intRange("workload.statements_per_txn", int64(w.StatementsPerTxn), 1, 100)
 	v.intRange("workload.network_rtt_us", w.NetworkRTTUs, 0, MaxRTTUs)
 	v.intRange("workload.rx_cost_ns", w.RxCostNs, 0, MaxCostNs)
 	v.oneOf("workload.service.dist", w.Service.Dist, "fixed", "exp", "uniform", "lognormal")

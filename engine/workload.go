@@ -60,6 +60,7 @@ type commitLog struct {
 	batch   []*thread // writers of the batch being written
 	next    []int     // next waiter in the wake chain, by thread id (-1: none)
 	chain   bool
+	writing bool // a device write is in flight (the committer waits for its interrupt)
 }
 
 func newCommitLog(s *Sim, cpuID int, pinned bool) *commitLog {
@@ -71,7 +72,9 @@ func newCommitLog(s *Sim, cpuID int, pinned bool) *commitLog {
 // request adds writer t to the next batch and wakes the committer.
 func (l *commitLog) request(s *Sim, t *thread) {
 	l.waiting = append(l.waiting, t)
-	s.wake(l.thr, t.cpu, false)
+	if !l.writing {
+		s.wake(l.thr, t.cpu, false)
+	}
 }
 
 // committerNext is the log-commit thread's program.
@@ -86,6 +89,7 @@ func (l *commitLog) committerNext(s *Sim, t *thread) (int64, bool) {
 		return s.sc.Workload.CommitCostNs + 1, false
 	case 1: // submit the device write and wait for its completion interrupt
 		t.prog = 2
+		l.writing = true
 		s.at(s.now+s.sc.Workload.CommitDeviceUs*1000, evDevice, t.cpu, 0, 0)
 		return 0, true
 	default: // the write is durable: wake the batch
@@ -120,6 +124,7 @@ func (l *commitLog) wokenByCommit(s *Sim, t *thread) {
 }
 
 func (l *commitLog) deviceDone(s *Sim) {
+	l.writing = false
 	s.raiseIRQ(s.cpus[l.thr.cpu], l.thr, irqDevice)
 }
 
@@ -138,6 +143,8 @@ type requestServer struct {
 	rxq      ring    // clients whose request is waiting for the RX thread
 	spawnq   ring    // clients waiting to be given a backend
 	sentAt   []int64 // by client: when its current request was sent
+	ready    []int   // connected clients held back until all are (StartTogether)
+	stmt     []int   // by client: statements of the current transaction answered so far
 }
 
 func newRequestServer(s *Sim) *requestServer {
@@ -145,6 +152,7 @@ func newRequestServer(s *Sim) *requestServer {
 	r := &requestServer{
 		backends: make([]*thread, w.Clients),
 		sentAt:   make([]int64, w.Clients),
+		stmt:     make([]int, w.Clients),
 	}
 	r.rxq.init(w.Clients)
 	r.spawnq.init(w.Clients)
@@ -178,6 +186,12 @@ func (r *requestServer) event(s *Sim, e event) {
 		}
 	case evResponse:
 		c := int(e.arg)
+		r.stmt[c]++
+		if r.stmt[c] < w.StatementsPerTxn {
+			s.at(s.now+w.NetworkRTTUs*500, evPacket, 0, c, 0) // next statement
+			return
+		}
+		r.stmt[c] = 0
 		s.m.complete(s, s.now-r.sentAt[c])
 		r.send(s, c, s.now)
 	case evDevice:
@@ -235,15 +249,24 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 		t.prog = pcInitDone
 		return spawnNs, false
 	case pcInitDone:
-		// Connected: the client sends its first request.
+		// Connected: the client sends its first request (or waits for the others).
 		t.prog = pcIdle
-		r.send(s, t.arg, s.now)
+		if !w.StartTogether {
+			r.send(s, t.arg, s.now)
+			return 0, true
+		}
+		r.ready = append(r.ready, t.arg)
+		if len(r.ready) == w.Clients {
+			for _, c := range r.ready {
+				r.send(s, c, s.now)
+			}
+		}
 		return 0, true
 	case pcIdle:
 		t.prog = pcServing
 		return s.drawDist(w.Service), false
 	case pcServing:
-		if r.log != nil {
+		if r.log != nil && r.stmt[t.arg] == w.StatementsPerTxn-1 {
 			t.prog = pcCommitWait
 			r.log.request(s, t)
 			return 0, true

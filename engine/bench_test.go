@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkEngineFanout reports the engine's events/s on the idle-pull fan-out
+// (32 vCPUs, 64 clients, pull on). Compare with BenchmarkBareHeapLoop, the limit:
+// the same typed heap with nothing but pop and push.
+func BenchmarkEngineFanout(b *testing.B) {
+	sc := loadExample(b, "tpcb-32vcpu", "workload.clients=64", "sched.wake_pull=true", "duration_ms=1000", "warmup_ms=100")
+	var events int64
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := NewSim(sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Run()
+		events += s.Events()
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkBareHeapLoop is a discrete-event loop that does no work: pop the
+// earliest event, push one follow-up at a random later time, with the heap at the
+// size the fan-out scenario keeps (about 200 pending events).
+func BenchmarkBareHeapLoop(b *testing.B) {
+	var q eventQueue
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 200 {
+		q.push(event{at: rng.Int64N(100_000), cpu: int32(i % 32)})
+	}
+	var events int64
+	for b.Loop() {
+		for range 1_000_000 {
+			e := q.pop()
+			e.at += 1 + rng.Int64N(100_000)
+			q.push(e)
+		}
+		events += 1_000_000
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkSteadyStateAllocs checks the stepping API allocates nothing per event
+// once warmed up (snapshot and drain reuse the caller's buffers).
+func BenchmarkSteadyStateAllocs(b *testing.B) {
+	sc := loadExample(b, "tpcb-32vcpu", "workload.clients=64", "sched.wake_pull=true", "duration_ms=100000")
+	s, err := NewSim(sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var snap Snapshot
+	var vis []VisEvent
+	s.RunUntil(500e6)
+	s.Snapshot(&snap)
+	vis = s.DrainVis(vis)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.StepN(1000)
+		s.Snapshot(&snap)
+		vis = s.DrainVis(vis[:0])
+	}
+}

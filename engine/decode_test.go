@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
+	tests := []struct {
+		desc, in string
+		sets     []string
+		wantPath string
+		wantMsg  string
+	}{
+		{"zero vcpus", `{"version":1,"machine":{"vcpus":0}}`, nil, "machine.vcpus", "0 is below the minimum 1"},
+		{"too many vcpus", `{"version":1,"machine":{"vcpus":129}}`, nil, "machine.vcpus", "above the maximum 128"},
+		{"unknown member", `{"version":1,"machine":{"vcpu":4}}`, nil, "machine.vcpu", "unknown field"},
+		{"wrong type", `{"version":1,"workload":{"clients":"many"}}`, nil, "workload.clients", "cannot use JSON string"},
+		{"fraction for integer", `{"version":1,"workload":{"clients":1.5}}`, nil, "workload.clients", "cannot use JSON number"},
+		{"missing version", `{}`, nil, "version", "not supported"},
+		{"future version", `{"version":2}`, nil, "version", "not supported"},
+		{"bad platform", `{"version":1,"machine":{"platform":"xen"}}`, nil, "machine.platform", "not one of"},
+		{"too many clients", `{"version":1}`, []string{"workload.clients=5000"}, "workload.clients", "above the maximum 4096"},
+		{"horizon bounded", `{"version":1}`, []string{"duration_ms=999999999"}, "duration_ms", "above the maximum"},
+		{"waker off the machine", `{"version":1,"machine":{"vcpus":4},"workload":{"waker_cpu":4}}`, nil, "workload.waker_cpu", "above the maximum 3"},
+		{"floor above cap", `{"version":1,"sched":{"idle_spin":{"cap":100,"floor":200}}}`, nil, "sched.idle_spin.floor", "above the maximum 100"},
+		{"unknown knob", `{"version":1}`, []string{"machine.vcpu=8"}, "machine.vcpu", "unknown knob"},
+		{"knob not boolean", `{"version":1}`, []string{"sched.wake_pull=maybe"}, "sched.wake_pull", "not a boolean"},
+		{"knob without value", `{"version":1}`, []string{"sched.wake_pull"}, "sched.wake_pull", "path=value"},
+		{"knob on an object", `{"version":1}`, []string{"machine=3"}, "machine", "not a settable knob"},
+		{"malformed JSON", `{"version":1,`, nil, "", "malformed JSON"},
+		{"top-level array", `[]`, nil, "", "cannot use JSON array"},
+		{"NaN-free numbers", `{"version":1,"machine":{"host_contention_per_s":-1}}`, nil, "machine.host_contention_per_s", "below the minimum 0"},
+		{"bad arm knob", `{"version":1,"arms":[{"name":"a","set":{"nope":"1"}}]}`, nil, "arms.0.set.nope", "unknown knob"},
+		{"oversized", `{"version":1,"description":"` + strings.Repeat("x", MaxScenarioBytes) + `"}`, nil, "", "above the limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			_, err := DecodeScenario([]byte(tc.in), tc.sets...)
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want a *FieldError", err)
+			}
+			if fe.Path != tc.wantPath || !strings.Contains(fe.Msg, tc.wantMsg) {
+				t.Errorf("err = %q (path %q), want path %q and message containing %q", err, fe.Path, tc.wantPath, tc.wantMsg)
+			}
+		})
+	}
+}
+
+func TestDecodeScenarioDefaultsAndKnobs(t *testing.T) {
+	sc, err := DecodeScenario([]byte(`{"version":1,"machine":{"platform":"native"}}`),
+		"machine.vcpus=8", "sched.wake_pull=1", "sched.idle_spin.adaptive=true", "workload.clients=3", "seed=42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Machine.VCPUs != 8 || !sc.Sched.WakePull || !sc.Sched.IdleSpin.Adaptive || sc.Workload.Clients != 3 || sc.Seed != 42 {
+		t.Errorf("knobs not applied: %+v", sc)
+	}
+	if sc.Machine.Costs != platformCosts("native") {
+		t.Errorf("native costs = %+v, want the native defaults", sc.Machine.Costs)
+	}
+	kvm, err := sc.WithKnobs("machine.platform=kvm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Canonical output spells every cost, so a platform switch keeps the costs the
+	// document now states; a fresh document takes the new platform's defaults.
+	if kvm.Machine.Platform != "kvm" {
+		t.Errorf("platform = %q", kvm.Machine.Platform)
+	}
+	fresh, err := DecodeScenario([]byte(`{"version":1}`), "machine.platform=kvm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Machine.Costs != platformCosts("kvm") {
+		t.Errorf("kvm costs = %+v", fresh.Machine.Costs)
+	}
+}
+
+func TestCanonicalRoundTrip(t *testing.T) {
+	for _, name := range exampleNames(t) {
+		t.Run(name, func(t *testing.T) {
+			sc := loadExample(t, name)
+			a, err := sc.Canonical()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := DecodeScenario(a)
+			if err != nil {
+				t.Fatalf("canonical form does not decode: %v", err)
+			}
+			b, _ := back.Canonical()
+			if string(a) != string(b) {
+				t.Errorf("canonical form is not a fixed point:\n%s\n%s", a, b)
+			}
+		})
+	}
+}
+
+func TestKnobPathsAreAllSettable(t *testing.T) {
+	for _, p := range KnobPaths() {
+		if _, err := knobType(p); err != nil {
+			t.Errorf("KnobPaths lists %q but: %v", p, err)
+		}
+	}
+}
+
+// FuzzDecodeScenario: any input either decodes to a scenario that validates and
+// round-trips, or fails with a FieldError; it never panics.
+func FuzzDecodeScenario(f *testing.F) {
+	for _, name := range []string{"tpcb-32vcpu", "pgbench-ro", "durable-write", "idle-guest"} {
+		data, err := examplesFS.ReadFile(name + ".json")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, "workload.clients=8")
+	}
+	f.Add([]byte(`{"version":1}`), "machine.vcpus=0")
+	f.Add([]byte(`{"version":1,"machine":{"vcpus":1e400}}`), "")
+	f.Add([]byte(`{"version":1,"arms":[{"name":"x","set":{"a.b":"c"}}]}`), "sched.wake_pull=yes")
+	f.Fuzz(func(t *testing.T, data []byte, knob string) {
+		var sets []string
+		if knob != "" {
+			sets = []string{knob}
+		}
+		sc, err := DecodeScenario(data, sets...)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a FieldError", err)
+			}
+			return
+		}
+		if err := sc.Validate(); err != nil {
+			t.Fatalf("decoded scenario does not validate: %v", err)
+		}
+		c, err := sc.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeScenario(c); err != nil {
+			t.Fatalf("canonical form rejected: %v\n%s", err, c)
+		}
+	})
+}
