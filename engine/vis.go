@@ -9,15 +9,38 @@ type visRing struct {
 	buf     []VisEvent
 	written uint64 // total events ever added
 	read    uint64 // total events drained
+	// observe, when set, sees every event as it happens (trace export), so long
+	// runs lose nothing even though the ring is bounded.
+	observe func(VisEvent)
 }
 
 func (r *visRing) init(n int) { r.buf = make([]VisEvent, n) }
 
 func (r *visRing) add(at int64, k VisKind, ipi IPIKind, cpu, other, thread, arg int) {
-	r.buf[r.written%uint64(len(r.buf))] = VisEvent{AtNs: at, Kind: k, IPI: ipi,
-		CPU: int32(cpu), Other: int32(other), Thread: int32(thread), Arg: int32(arg)}
+	e := VisEvent{AtNs: at, Kind: k, IPI: ipi, CPU: int32(cpu), Other: int32(other), Thread: int32(thread), Arg: int32(arg)}
+	r.buf[r.written%uint64(len(r.buf))] = e
 	r.written++
+	if r.observe != nil {
+		r.observe(e)
+	}
 }
+
+// Observe makes fn see every visual event synchronously as it happens, in order
+// (nil stops it). For VisDecision events, DecisionAt(e.Arg) is the record, valid
+// until that ring slot is reused (1024 decisions later): read it inside fn.
+func (s *Sim) Observe(fn func(VisEvent)) { s.vis.observe = fn }
+
+// DecisionAt returns the decision record in ring slot i (a VisDecision's Arg).
+func (s *Sim) DecisionAt(i int) Decision { return s.dec.buf[i] }
+
+// ThreadInfo describes thread id (name, role, pinned) for labels.
+func (s *Sim) ThreadInfo(id int) (name string, role ThreadRole, pinned bool) {
+	t := s.threads[id]
+	return t.name, t.role, t.pinned
+}
+
+// NumCPUs is the number of simulated CPUs.
+func (s *Sim) NumCPUs() int { return len(s.cpus) }
 
 // DrainVis appends the visual events since the previous drain to dst, oldest first.
 // The buffer keeps the newest 4096: if more happened since the last drain, the
@@ -45,10 +68,11 @@ func (r *decisionRing) init(n int) { r.buf = make([]Decision, n) }
 // decide records a decision. Reasons are constant strings, so this never allocates.
 func (s *Sim) decide(k DecisionKind, cpu, target, thread int, reason string, value int64) {
 	r := &s.dec
-	r.buf[r.written%uint64(len(r.buf))] = Decision{AtNs: s.now, Kind: k, CPU: int32(cpu),
+	slot := int(r.written % uint64(len(r.buf)))
+	r.buf[slot] = Decision{AtNs: s.now, Kind: k, CPU: int32(cpu),
 		Target: int32(target), Thread: int32(thread), Reason: reason, Value: value}
-	s.vis.add(s.now, VisDecision, 0, cpu, target, thread, int(r.written%uint64(len(r.buf))))
 	r.written++
+	s.vis.add(s.now, VisDecision, 0, cpu, target, thread, slot)
 }
 
 // Decisions appends the retained decision records (oldest first) to dst.
