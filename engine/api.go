@@ -164,6 +164,7 @@ const (
 	VisMigrate                  // Thread moved from CPU to Other
 	VisDecision                 // a decision record was added (Arg = its index)
 	VisComplete                 // a request or operation completed
+	VisState                    // CPU changed state: Arg is the new CPUState, Thread the running thread or -1
 )
 
 // VisEvent is one thing that happened, for animation. Fields unused by a kind are -1.

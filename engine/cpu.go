@@ -113,6 +113,11 @@ func (s *Sim) setState(c *cpu, st CPUState) {
 	s.m.cpuState(s, c, st)
 	c.state = st
 	c.stateSince = s.now
+	running := -1
+	if c.cur != nil {
+		running = c.cur.id
+	}
+	s.vis.add(s.now, VisState, 0, c.id, -1, running, int(st))
 }
 
 // rqInsert queues t on c in run order (ascending vr; ties after equals, FIFO).

@@ -112,6 +112,7 @@ func (m *metrics) bucket(s *Sim) *seriesAcc {
 func (m *metrics) complete(s *Sim, latNs int64) {
 	m.live.Completed++
 	m.live.LatencySumNs += latNs
+	s.vis.add(s.now, VisComplete, 0, -1, -1, -1, int(min(latNs/1000, 1<<30)))
 	m.bucket(s).completed++
 	if m.inWindow(s.now) {
 		m.completed++
