@@ -1,0 +1,23 @@
+// Package web serves schedplay's share links and the playground's static files.
+//
+// One net/http handler (Server) has two homes: `schedplay serve` runs it with the
+// bbolt store and the static/ directory, and the Cloudflare Worker (web/worker) runs
+// it with the KV store while Workers assets serve static/ without waking Go.
+//
+// Routes (all registered in Server.routes):
+//
+//	POST /api/share       scenario JSON (<= engine.MaxScenarioBytes) -> {"id", "url"}
+//	GET  /api/share/{id}  the stored canonical scenario JSON
+//	GET  /s/{id}          the playground page, which then fetches /api/share/{id}
+//	GET  /...             static files (only when the server has a static FS)
+//
+// A share is decoded by the engine's strict decoder and stored in canonical form
+// under a content-addressed ID (see shareID), so one scenario always gets one link
+// and nothing is ever overwritten. Errors are JSON {"error": msg, "field": path}
+// with one status per kind of failure: 400 bad scenario, 404 unknown ID, 405 wrong
+// method, 413 body too large, 500 storage trouble (logged in full, answered plainly).
+//
+// The security headers every response carries are decided in headers.go, the one
+// place to change them; the Worker's assets get the same headers through the
+// _headers file HeadersFile renders.
+package web

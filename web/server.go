@@ -1,0 +1,154 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+)
+
+// PageFunc returns the playground's index.html, which /s/{id} serves.
+type PageFunc func(ctx context.Context) ([]byte, error)
+
+// Server is the share-link handler, plus the static files when it has them.
+type Server struct {
+	mux    *http.ServeMux
+	store  Store        // never nil
+	log    *slog.Logger // never nil
+	static fs.FS        // nil when something else serves static files (the Worker's assets)
+	page   PageFunc     // never nil
+}
+
+// Option configures a Server under construction.
+type Option func(*Server) error
+
+// WithStore sets where shares live (required).
+func WithStore(st Store) Option {
+	return func(s *Server) error { s.store = st; return nil }
+}
+
+// WithLogger sets where storage and internal errors are logged (required).
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) error { s.log = l; return nil }
+}
+
+// WithStatic serves the playground bundle from fsys at / and takes /s/{id}'s page
+// from fsys's index.html unless WithPage says otherwise.
+func WithStatic(fsys fs.FS) Option {
+	return func(s *Server) error { s.static = fsys; return nil }
+}
+
+// WithPage sets where /s/{id} gets the playground page from; the Worker reads it
+// from its assets binding.
+func WithPage(page PageFunc) Option {
+	return func(s *Server) error { s.page = page; return nil }
+}
+
+// NewServer builds a Server. It refuses to build without a store, a logger, and a
+// way to get the playground page (WithStatic or WithPage).
+func NewServer(opts ...Option) (*Server, error) {
+	s := &Server{mux: http.NewServeMux()}
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	if s.store == nil {
+		return nil, errors.New("web.NewServer: no store (use WithStore)")
+	}
+	if s.log == nil {
+		return nil, errors.New("web.NewServer: no logger (use WithLogger)")
+	}
+	if s.page == nil && s.static != nil {
+		fsys := s.static
+		s.page = func(context.Context) ([]byte, error) { return fs.ReadFile(fsys, indexFile) }
+	}
+	if s.page == nil {
+		return nil, errors.New("web.NewServer: no playground page (use WithStatic or WithPage)")
+	}
+	s.routes()
+	return s, nil
+}
+
+// routes registers every route; methods are checked in the handlers so that a
+// wrong method gets the same JSON error shape as every other API failure.
+func (s *Server) routes() {
+	s.mux.HandleFunc("/api/share", s.handleShare)
+	s.mux.HandleFunc("/api/share/{id}", s.handleGetShare)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "", "no such API endpoint: "+r.URL.Path)
+	})
+	s.mux.HandleFunc("/s/{id}", s.handleSharePage)
+	if s.static != nil {
+		s.mux.Handle("/", &staticHandler{fsys: s.static})
+	} else {
+		s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFoundPage(w, "") })
+	}
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setSecurityHeaders(w.Header())
+	s.mux.ServeHTTP(w, r)
+}
+
+// errorReply is the body of every API error. Field is the dotted JSON path of the
+// scenario field at fault, when there is one.
+type errorReply struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitzero"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil { // only plain structs of strings are passed here
+		panic("web.writeJSON: " + err.Error())
+	}
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status int, field, msg string) {
+	writeJSON(w, status, errorReply{Error: msg, Field: field})
+}
+
+func writeNotFoundJSON(w http.ResponseWriter, id string) {
+	writeError(w, http.StatusNotFound, "", fmt.Sprintf("no shared scenario %q", id))
+}
+
+// writeNotFoundPage answers a browser: a small page that leads back to the
+// playground.
+func writeNotFoundPage(w http.ResponseWriter, id string) {
+	msg := "Page not found."
+	if id != "" {
+		msg = "No shared scenario " + html.EscapeString(id) + "."
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNotFound)
+	fmt.Fprintf(w, "<!doctype html>\n<title>schedplay: not found</title>\n<p>%s <a href=\"/\">Open the playground</a>.</p>\n", msg)
+}
+
+func methodNotAllowed(w http.ResponseWriter, allowed ...string) {
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "", "method not allowed; use "+strings.Join(allowed, " or "))
+}
+
+// internalError logs the full error and answers with a plain 500, so storage
+// details never reach clients.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error("web: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusInternalServerError, "", "internal error")
+}

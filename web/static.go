@@ -1,0 +1,186 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// indexFile is the playground page inside the static directory.
+const indexFile = "index.html"
+
+// contentType fixes the types of what the bundle holds instead of trusting the
+// host's mime tables: browsers compile wasm while streaming only when it is
+// served as application/wasm, and nosniff makes a wrong script type fatal.
+func contentType(name string) string {
+	switch ext := path.Ext(name); ext {
+	case ".html":
+		return "text/html; charset=utf-8"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".wasm":
+		return "application/wasm"
+	case ".json":
+		return "application/json"
+	case ".svg":
+		return "image/svg+xml"
+	case ".png":
+		return "image/png"
+	case ".ico":
+		return "image/x-icon"
+	case ".txt":
+		return "text/plain; charset=utf-8"
+	case ".gz":
+		return "application/gzip"
+	default:
+		if t := mime.TypeByExtension(ext); t != "" {
+			return t
+		}
+		return "application/octet-stream"
+	}
+}
+
+// staticHandler serves the playground bundle from a directory:
+//   - "/" is index.html; other directories are not listed (404);
+//   - a precompressed sibling "NAME.gz" is served for NAME, with
+//     Content-Encoding: gzip, to clients that accept gzip (the wasm binary is
+//     several MiB and compresses about 4x);
+//   - HTML must be revalidated on every load (no-cache + ETag) so a new bundle
+//     shows at once; other files may be reused for cacheMaxAge. Their names carry
+//     no content hash, so a longer lifetime would pair a new page with old
+//     scripts for that long.
+type staticHandler struct {
+	fsys fs.FS // never nil
+}
+
+// cacheMaxAge is how long browsers may reuse a non-HTML file without asking.
+const cacheMaxAge = 5 * time.Minute
+
+func (h *staticHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, http.MethodGet, http.MethodHead)
+		return
+	}
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = indexFile
+	}
+	if !fs.ValidPath(name) {
+		writeNotFoundPage(w, "")
+		return
+	}
+	file, err := openFile(h.fsys, name)
+	if err != nil {
+		writeNotFoundPage(w, "")
+		return
+	}
+	defer func() { file.Close() }()
+	hdr := w.Header()
+	if gz, err := openFile(h.fsys, name+".gz"); err == nil {
+		// The reply depends on Accept-Encoding whenever a sibling exists.
+		hdr.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			file.Close()
+			file = gz
+			file.etag = strings.TrimSuffix(file.etag, `"`) + `-gz"`
+			hdr.Set("Content-Encoding", "gzip")
+		} else {
+			gz.Close()
+		}
+	}
+	hdr.Set("Content-Type", contentType(name))
+	hdr.Set("ETag", file.etag)
+	if strings.HasSuffix(name, ".html") {
+		hdr.Set("Cache-Control", "no-cache")
+	} else {
+		hdr.Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(cacheMaxAge.Seconds())))
+	}
+	// ServeContent answers If-None-Match, If-Modified-Since, HEAD and ranges.
+	http.ServeContent(w, r, name, file.modTime, file.content)
+}
+
+// staticFile is one regular file ready to serve; Close releases it.
+type staticFile struct {
+	content io.ReadSeeker
+	modTime time.Time
+	etag    string
+	io.Closer
+}
+
+// openFile opens a regular file. Files of os.DirFS seek and have a modification
+// time, so the ETag comes from size and time (as nginx does) without reading the
+// file; files without a time (embed.FS) are read and hashed.
+func openFile(fsys fs.FS, name string) (staticFile, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return staticFile{}, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return staticFile{}, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return staticFile{}, errors.New("not a regular file")
+	}
+	if rs, ok := f.(io.ReadSeeker); ok && !st.ModTime().IsZero() {
+		return staticFile{
+			content: rs,
+			modTime: st.ModTime(),
+			etag:    fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano()),
+			Closer:  f,
+		}, nil
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return staticFile{}, err
+	}
+	sum := sha256.Sum256(data)
+	return staticFile{
+		content: bytes.NewReader(data),
+		modTime: st.ModTime(),
+		etag:    `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`,
+		Closer:  io.NopCloser(nil), // nothing stays open
+	}, nil
+}
+
+// acceptsGzip reports whether an Accept-Encoding value admits gzip: named with a
+// non-zero quality, or left to a "*" with a non-zero quality.
+func acceptsGzip(accept string) bool {
+	gzip, star := -1.0, -1.0 // quality, or -1 when not listed
+	for part := range strings.SplitSeq(accept, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				continue // a malformed entry counts as absent
+			}
+			q = f
+		}
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip", "x-gzip":
+			gzip = q
+		case "*":
+			star = q
+		}
+	}
+	if gzip >= 0 {
+		return gzip > 0
+	}
+	return star > 0
+}
