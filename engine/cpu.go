@@ -284,7 +284,13 @@ func (s *Sim) reschedule(c *cpu) {
 		s.switchTo(c, w)
 		return
 	}
-	// Continue: the step resumes now (any debt from IPIs it sent delays it).
+	s.resumeStep(c)
+}
+
+// resumeStep continues the running thread's step (its remaining time, after any
+// overhead this CPU owes for IPIs it sent).
+func (s *Sim) resumeStep(c *cpu) {
+	t := c.cur
 	c.segStartNs = s.now + c.debtNs
 	c.stepEndNs = s.now + c.debtNs + t.remainingNs
 	c.debtNs = 0

@@ -149,6 +149,10 @@ type Workload struct {
 	// RxCostNs is the RX thread's CPU time per request packet (before it wakes a
 	// backend); the NIC interrupt itself costs IRQHandleNs on WakerCPU.
 	RxCostNs int64 `json:"rx_cost_ns"`
+	// RxBatch is the most packets one RX poll handles before its wakes take effect
+	// (Linux NAPI's budget is 64): packets that queued while the RX thread could not
+	// run are processed together and their backends woken back to back.
+	RxBatch int `json:"rx_batch"`
 	// Service is a backend's (or writer's) CPU time per request.
 	Service Dist `json:"service"`
 	// CommitDeviceUs > 0 gives request_server backends a durable commit per request
@@ -225,6 +229,7 @@ func DefaultScenario() Scenario {
 			Kind:             WorkloadRequestServer,
 			Clients:          64,
 			StatementsPerTxn: 1,
+			RxBatch:          1,
 			WakerCPU:         0,
 			SpawnCPU:         0,
 			NetworkRTTUs:     100,

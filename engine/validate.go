@@ -64,6 +64,7 @@ func (sc *Scenario) Validate() error {
 	v.intRange("workload.statements_per_txn", int64(w.StatementsPerTxn), 1, 100)
 	v.intRange("workload.network_rtt_us", w.NetworkRTTUs, 0, MaxRTTUs)
 	v.intRange("workload.rx_cost_ns", w.RxCostNs, 0, MaxCostNs)
+	v.intRange("workload.rx_batch", int64(w.RxBatch), 1, 4096)
 	v.oneOf("workload.service.dist", w.Service.Dist, "fixed", "exp", "uniform", "lognormal")
 	v.floatRange("workload.service.mean_us", w.Service.MeanUs, 0.001, MaxServiceUs)
 	maxCV := 3.0

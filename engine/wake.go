@@ -165,9 +165,13 @@ func (s *Sim) irqEnd(c *cpu) {
 	clear(c.irqWakes)
 	c.irqWakes = c.irqWakes[:0]
 	if c.irqPaused {
+		// A wake from an interrupt only sets need-reschedule: the woken thread may
+		// preempt when the current step ends (MECHANISMS.md section 1). So the
+		// balancer woken by its timer never sees a worker that blocks at the end of
+		// its step, which is what makes the collapse absorbing.
 		c.irqPaused = false
 		s.setState(c, CPURunning)
-		s.reschedule(c)
+		s.resumeStep(c)
 		return
 	}
 	if c.irqFromIdl && (len(c.rq) > 0 || len(c.incoming) > 0) {

@@ -145,6 +145,7 @@ type requestServer struct {
 	sentAt   []int64 // by client: when its current request was sent
 	ready    []int   // connected clients held back until all are (StartTogether)
 	stmt     []int   // by client: statements of the current transaction answered so far
+	rxBatch  []int   // clients whose packets the RX thread's current poll handles
 }
 
 func newRequestServer(s *Sim) *requestServer {
@@ -210,16 +211,23 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 	w := &s.sc.Workload
 	switch {
 	case t == r.rx:
-		if t.arg >= 0 {
-			s.wake(r.backends[t.arg], t.cpu, false)
-			t.arg = -1
+		// One NAPI poll: the packets taken at the start of the step are processed
+		// in it, and their backends are woken at its end, in arrival order.
+		for _, c := range r.rxBatch {
+			s.wake(r.backends[c], t.cpu, false)
 		}
-		c, ok := r.rxq.pop()
-		if !ok {
+		r.rxBatch = r.rxBatch[:0]
+		for len(r.rxBatch) < w.RxBatch {
+			c, ok := r.rxq.pop()
+			if !ok {
+				break
+			}
+			r.rxBatch = append(r.rxBatch, c)
+		}
+		if len(r.rxBatch) == 0 {
 			return 0, true
 		}
-		t.arg = c
-		return w.RxCostNs + 1, false
+		return int64(len(r.rxBatch))*w.RxCostNs + 1, false
 	case t == r.spawner:
 		if t.arg > 0 {
 			// Fork done: the new backend starts on its creator's CPU.
