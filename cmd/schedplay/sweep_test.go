@@ -32,10 +32,12 @@ func TestSweepLayouts(t *testing.T) {
 }
 
 // TestSweepCells checks that each cell got its row's value and its arm's overrides
-// (the fake engine's throughput is clients*100, doubled with pull on).
+// (the fake engine's throughput is clients*100, doubled with pull on). The --set of
+// the arms' own knob must lose to the arm, which defines the comparison.
 func TestSweepCells(t *testing.T) {
 	a := newTestApp(t, fakeSim)
-	if code := a.main([]string{"sweep", "ab", "--vary", "workload.clients=3,5", "--format", "json", "--set", "machine.vcpus=2"}); code != 0 {
+	args := []string{"sweep", "ab", "--vary", "workload.clients=3,5", "--format", "json", "--set", "machine.vcpus=2", "--set", "sched.wake_pull=true"}
+	if code := a.main(args); code != 0 {
 		t.Fatalf("exit %d: %s", code, a.errOut)
 	}
 	var s struct {
