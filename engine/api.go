@@ -126,7 +126,9 @@ type IPISnap struct {
 // Snapshot, reusing its slices, so the browser can read one every frame without
 // allocating.
 type Snapshot struct {
-	NowNs   int64
+	NowNs int64
+	// Shared holds the threads on the policy's shared queue (scx_simple), in order.
+	Shared  []int
 	CPUs    []CPUSnap
 	Threads []ThreadSnap
 	IPIs    []IPISnap
@@ -225,9 +227,11 @@ type Results struct {
 	HostCPUFrac             float64        `json:"host_cpu_frac"`
 	MigrationsPerS          float64        `json:"migrations_per_s"`
 	SpinWindowMean          float64        `json:"spin_window_mean"`
-	SimSeconds              float64        `json:"sim_seconds"`
-	Events                  int64          `json:"events"`
-	Series                  []SeriesPoint  `json:"series,omitzero"`
+	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
+	ElapsedS   float64       `json:"elapsed_s,omitzero"`
+	SimSeconds float64       `json:"sim_seconds"`
+	Events     int64         `json:"events"`
+	Series     []SeriesPoint `json:"series,omitzero"`
 }
 
 // DecisionKind is the kind of a scheduling decision record.

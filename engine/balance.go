@@ -20,6 +20,9 @@ const balancerStepNs = 2000
 
 func (s *Sim) startKernelThreads() {
 	interval := s.sc.Sched.BalanceIntervalMs * 1e6
+	if s.sc.Sched.Policy != "osv" {
+		interval = 0 // load_balance is OSv's; the other policies balance their own way
+	}
 	rate := s.sc.Workload.WakeSourcesPerS
 	for _, c := range s.cpus {
 		if interval > 0 {
@@ -89,11 +92,11 @@ func (s *Sim) loadBalance(c *cpu) {
 	s.enqueueRemote(least, t, c.id, IPIWakeup)
 }
 
-// migrateCount records a thread moving between CPUs (its new home).
+// migrateCount shows a thread being moved to another CPU (its new home). The
+// migration itself is counted when the thread first runs there (switchTo).
 func (s *Sim) migrateCount(t *thread, from, to int) {
 	if from == to {
 		return
 	}
-	s.m.migration(s)
 	s.vis.add(s.now, VisMigrate, 0, from, to, t.id, 0)
 }

@@ -111,3 +111,28 @@ func TestCalibrationIdleGuestWindowDecays(t *testing.T) {
 		t.Errorf("mean adaptive window %.0f, want decayed far below the cap", adaptive.SpinWindowMean)
 	}
 }
+
+// hackbench under scx_simple: the old WAKE_SYNC rule runs at one CPU's speed
+// (several times slower than the new rule, roughly the CPU count), and the new
+// rule is close to the Linux reference. Published: 2.944 s, 0.348 s, 0.345-0.352 s.
+func TestCalibrationHackbenchWakeSync(t *testing.T) {
+	skipSlow(t)
+	old := runExample(t, "hackbench", "old rule")
+	nw := runExample(t, "hackbench", "new rule")
+	lx := runExample(t, "hackbench", "linux")
+	t.Logf("elapsed: old %.3f s (%.1f busy), new %.3f s (%.1f busy), linux %.3f s", old.ElapsedS, old.BusyVCPUsMean, nw.ElapsedS, nw.BusyVCPUsMean, lx.ElapsedS)
+	for _, r := range []Results{old, nw, lx} {
+		if r.ElapsedS <= 0 {
+			t.Fatal("hackbench did not finish within the horizon")
+		}
+	}
+	if old.ElapsedS < 4*nw.ElapsedS {
+		t.Errorf("old/new = %.2f, want several times slower (published 8.5x on 8 CPUs)", old.ElapsedS/nw.ElapsedS)
+	}
+	if old.BusyVCPUsMean > 1.5 {
+		t.Errorf("old rule keeps %.1f CPUs busy; every task should pile onto the parent's CPU", old.BusyVCPUsMean)
+	}
+	if r := nw.ElapsedS / lx.ElapsedS; r < 0.8 || r > 1.25 {
+		t.Errorf("new rule / linux = %.2f, want close to the Linux reference", r)
+	}
+}

@@ -28,6 +28,8 @@ type thread struct {
 	pinned bool
 	// vr is the normalized decayed runtime (see Sim.decayScaleNow).
 	vr float64
+	// runNs is total CPU time run; vtime is its sched_ext shared-queue key.
+	runNs, vtime float64
 	// remainingNs is what is left of the current step when preempted or paused;
 	// hasStep says a step is in progress.
 	remainingNs int64
@@ -38,6 +40,7 @@ type thread struct {
 	// prog is the workload's per-thread state.
 	prog int
 	arg  int
+	slot int
 }
 
 // cpu is one (v)CPU.
@@ -55,6 +58,7 @@ type cpu struct {
 	gen uint32
 
 	segStartNs int64 // when the current thread's running segment began
+	dispatchNs int64 // when the current thread was switched in (its slice start)
 	stepEndNs  int64
 	// irq state: while in an interrupt the current step is paused.
 	irqUntilNs int64
@@ -126,7 +130,7 @@ func (s *Sim) rqInsert(c *cpu, t *thread) {
 	t.cpu = c.id
 	i := len(c.rq)
 	c.rq = append(c.rq, t)
-	for i > 0 && c.rq[i-1].vr > t.vr {
+	for !s.fifo && i > 0 && c.rq[i-1].vr > t.vr {
 		c.rq[i] = c.rq[i-1]
 		i--
 	}
@@ -177,6 +181,7 @@ func (s *Sim) chargeRuntime(c *cpu) {
 	ran := s.now - c.segStartNs
 	if ran > 0 {
 		t.vr += float64(float64(ran) * s.decayScaleNow())
+		t.runNs += float64(ran)
 	}
 	c.segStartNs = s.now
 }
@@ -211,8 +216,12 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	if t.lastCPU != c.id && s.now-t.lastRanNs < s.sc.Machine.Costs.CacheHotNs {
 		overhead += s.sc.Machine.Costs.MigrationWarmNs
 	}
+	if t.lastCPU != c.id {
+		s.m.migration(s)
+	}
 	c.cur = t
 	c.prevThread = t
+	c.dispatchNs = s.now
 	t.state = ThreadRunning
 	t.cpu = c.id
 	t.lastCPU = c.id
@@ -268,18 +277,18 @@ func (s *Sim) block(c *cpu, delayNs int64) {
 	s.pickNext(c)
 }
 
-// reschedule is a reschedule point with a thread still runnable on c: drain incoming,
-// preempt if a queued thread wins, else continue the current step.
+// reschedule is a reschedule point with a thread still runnable on c: drain
+// incoming, let the policy decide whether the running thread yields, else continue
+// its step.
 func (s *Sim) reschedule(c *cpu) {
 	s.drainIncoming(c)
-	t := c.cur
-	if len(c.rq) > 0 && s.shouldPreempt(c, c.rq[0]) {
-		w := c.rq[0]
-		s.rqRemove(c, w)
+	if s.pol.yieldAtStepEnd(s, c) {
+		t := c.cur
 		c.cur = nil
 		t.lastRanNs = s.now
-		s.rqInsert(c, t)
-		s.decide(DecPreempt, c.id, c.id, w.id, "lower decayed runtime than the running thread", int64(t.id))
+		s.pol.requeue(s, c, t)
+		w := s.pol.pick(s, c)
+		s.decide(DecPreempt, c.id, c.id, w.id, s.pol.preemptReason(), int64(t.id))
 		w.vr += float64(float64(s.sc.Sched.SwitchPenaltyUs*1000) * s.decayScaleNow())
 		s.switchTo(c, w)
 		return
@@ -298,12 +307,10 @@ func (s *Sim) resumeStep(c *cpu) {
 	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
 }
 
-// pickNext runs the best queued thread on c, or enters the idle loop.
+// pickNext runs the policy's next thread on c, or enters the idle loop.
 func (s *Sim) pickNext(c *cpu) {
 	s.drainIncoming(c)
-	if len(c.rq) > 0 {
-		t := c.rq[0]
-		s.rqRemove(c, t)
+	if t := s.pol.pick(s, c); t != nil {
 		s.switchTo(c, t)
 		return
 	}

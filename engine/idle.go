@@ -20,7 +20,10 @@ func (s *Sim) enterIdle(c *cpu) {
 		c.debtNs = 0
 	}
 	s.m.queueChanged(s, c)
-	s.pol.idleEnter(s, c)
+	if s.pol.idleEnter(s, c) {
+		s.pickNext(c) // the policy found work (Linux's newidle balance)
+		return
+	}
 	s.startSpin(c)
 }
 
@@ -47,7 +50,7 @@ func (s *Sim) noticeWhileSpinning(c *cpu) {
 // to its cap).
 func (s *Sim) spinNotice(c *cpu) {
 	s.caughtWake(c)
-	s.pickNextFromIdle(c)
+	s.pickNext(c)
 }
 
 // caughtWake applies section 3's rule for a wake caught while spinning.

@@ -13,9 +13,9 @@ package engine
 // Invariants: a victim has at most one outstanding pull request (its slot); only
 // idle CPUs ask, so the pull IPI rate is bounded by the idle CPUs, not the wake rate.
 
-func (osvPolicy) idleEnter(s *Sim, c *cpu) {
+func (osvPolicy) idleEnter(s *Sim, c *cpu) bool {
 	if !s.sc.Sched.WakePull || len(c.rq) > 0 || len(c.incoming) > 0 {
-		return
+		return false
 	}
 	victim, best := -1, 1
 	for _, v := range s.cpus {
@@ -24,16 +24,17 @@ func (osvPolicy) idleEnter(s *Sim, c *cpu) {
 		}
 	}
 	if victim < 0 {
-		return
+		return false
 	}
 	v := s.cpus[victim]
 	if v.pullSlot >= 0 {
 		s.decide(DecPullRefused, c.id, victim, -1, "the busiest CPU's pull slot is already taken", int64(best))
-		return
+		return false
 	}
 	v.pullSlot = c.id
 	s.decide(DecPullRequest, c.id, victim, -1, "idle with an empty runqueue; asked the busiest CPU to donate", int64(best))
 	s.sendIPI(c.id, v, IPIPull, -1)
+	return false // the donation arrives later, by IPI
 }
 
 func (osvPolicy) servePull(s *Sim, c *cpu) {

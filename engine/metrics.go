@@ -167,6 +167,9 @@ func (s *Sim) Results() Results {
 	m.live.SuppressedIPI = m.suppressed
 	winNs := min(s.now, m.end) - m.warm
 	r := Results{SimSeconds: float64(s.now) / 1e9, Events: s.events, Completed: m.completed}
+	if s.finishedNs >= 0 {
+		r.ElapsedS = float64(s.finishedNs) / 1e9
+	}
 	if winNs > 0 {
 		sec := float64(winNs) / 1e9
 		cpuNs := float64(winNs) * float64(len(s.cpus))

@@ -90,8 +90,13 @@ type Costs struct {
 
 // Sched selects the guest scheduler policy and its mechanisms.
 type Sched struct {
-	// Policy is the scheduler: "osv" (MECHANISMS.md sections 1-3).
+	// Policy is the scheduler: "osv" (MECHANISMS.md sections 1-3), "scx_simple"
+	// (sched_ext's example scheduler, section 4) or "linux" (an EEVDF-like reference).
 	Policy string `json:"policy"`
+	// WakeSync is scx_select_cpu_dfl's WAKE_SYNC rule: "old" (migrate to the waker's
+	// CPU when any CPU is idle) or "new" (only if the waker CPU's local queue is
+	// empty too). Only scx_simple uses it.
+	WakeSync string `json:"wake_sync"`
 	// WakePull enables idle-CPU pull (OSV_WAKE_PULL=1), section 2.
 	WakePull bool     `json:"wake_pull"`
 	IdleSpin IdleSpin `json:"idle_spin"`
@@ -121,6 +126,7 @@ const (
 	WorkloadRequestServer = "request_server"
 	WorkloadCommit        = "commit"
 	WorkloadIdle          = "idle"
+	WorkloadHackbench     = "hackbench"
 )
 
 // Workload describes the threads and their wake pattern.
@@ -170,8 +176,30 @@ type Workload struct {
 	// WakeSourcesPerS is the rate per vCPU of the guest's own wake sources (timers,
 	// device and housekeeping interrupts), each running HousekeepingNs of work. It
 	// applies to every workload; the idle workload has nothing else.
-	WakeSourcesPerS float64 `json:"wake_sources_per_s"`
-	HousekeepingNs  int64   `json:"housekeeping_ns"`
+	WakeSourcesPerS float64   `json:"wake_sources_per_s"`
+	HousekeepingNs  int64     `json:"housekeeping_ns"`
+	Hackbench       Hackbench `json:"hackbench"`
+}
+
+// Hackbench is rt-tests' hackbench over Unix stream sockets (MECHANISMS.md
+// section 4): per group, Senders senders each write Loops messages to every one of
+// the group's Senders receivers.
+type Hackbench struct {
+	Groups int `json:"groups"`
+	// FDs is senders (and receivers) per group.
+	FDs   int `json:"fds"`
+	Loops int `json:"loops"`
+	// MessageBytes is the message size (documentation: the costs below are what
+	// the model uses).
+	MessageBytes int `json:"message_bytes"`
+	// WriteNs and ReadNs are the CPU time of one write and one read.
+	WriteNs int64 `json:"write_ns"`
+	ReadNs  int64 `json:"read_ns"`
+	// SocketMessages is a receiver buffer's capacity in messages; a writer blocks
+	// when it is full and is woken (sync) once it drains to a quarter.
+	SocketMessages int `json:"socket_messages"`
+	// ParentCPU is where the parent forks the children and sends the start byte.
+	ParentCPU int `json:"parent_cpu"`
 }
 
 // Dist is a random duration distribution.
@@ -198,6 +226,7 @@ const (
 	MaxHostContentionPS = 1_000_000
 	MaxScenarioBytes    = 16 << 10
 	MaxArms             = 8
+	MaxHackbenchTasks   = 8192
 )
 
 // DefaultScenario is the embedded default: the idle-pull collapse on a 32-vCPU KVM
@@ -219,6 +248,7 @@ func DefaultScenario() Scenario {
 		},
 		Sched: Sched{
 			Policy:            "osv",
+			WakeSync:          "new",
 			IdleSpin:          IdleSpin{Adaptive: false, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
 			BalanceIntervalMs: 100,
 			DecayTauMs:        200,
@@ -240,6 +270,8 @@ func DefaultScenario() Scenario {
 			Broadcast:        "chain",
 			WakeSourcesPerS:  0,
 			HousekeepingNs:   2000,
+			Hackbench: Hackbench{Groups: 10, FDs: 20, Loops: 1000, MessageBytes: 100,
+				WriteNs: 360, ReadNs: 360, SocketMessages: 256},
 		},
 	}
 }

@@ -38,6 +38,9 @@ type Sim struct {
 
 	events  int64
 	spinCap int64
+	fifo    bool // runqueues are FIFO (scx local DSQs), not decayed-runtime order
+	// finishedNs is when a finite workload (hackbench) completed, or -1.
+	finishedNs int64
 }
 
 // NewSim validates sc and builds the machine and workload at time 0.
@@ -52,6 +55,7 @@ func NewSim(sc Scenario) (*Sim, error) {
 		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
 		decayAt:    -1,
 		spinCap:    sc.Sched.IdleSpin.Cap,
+		finishedNs: -1,
 	}
 	s.q.h = make([]event, 0, 64+4*sc.Machine.VCPUs+2*sc.Workload.Clients)
 	s.vis.init(4096)
@@ -60,18 +64,15 @@ func NewSim(sc Scenario) (*Sim, error) {
 	for i := range sc.Machine.VCPUs {
 		s.cpus = append(s.cpus, newCPU(s, i))
 	}
-	switch sc.Sched.Policy {
-	case "osv":
-		s.pol = &osvPolicy{}
-	default:
-		return nil, fieldErr("sched.policy", "%q has no implementation", sc.Sched.Policy)
-	}
+	s.pol = newPolicy(s)
 	s.startKernelThreads()
 	switch sc.Workload.Kind {
 	case WorkloadRequestServer:
 		s.wl = newRequestServer(s)
 	case WorkloadCommit:
 		s.wl = newCommitWorkload(s)
+	case WorkloadHackbench:
+		s.wl = newHackbench(s)
 	default:
 		s.wl = idleWorkload{}
 	}
@@ -92,14 +93,14 @@ func (s *Sim) NowNs() int64 { return s.now }
 func (s *Sim) EndNs() int64 { return s.end }
 
 // Done reports whether the horizon has been reached.
-func (s *Sim) Done() bool { return s.now >= s.end }
+func (s *Sim) Done() bool { return s.now >= s.end || s.finishedNs >= 0 }
 
 // Events is the number of events processed so far.
 func (s *Sim) Events() int64 { return s.events }
 
 // Step processes one event; it returns false when the run is done.
 func (s *Sim) Step() bool {
-	if s.now >= s.end {
+	if s.Done() {
 		return false
 	}
 	e, ok := s.q.peek()
@@ -129,7 +130,7 @@ func (s *Sim) RunUntil(tNs int64) {
 	if tNs > s.end {
 		tNs = s.end
 	}
-	for {
+	for s.finishedNs < 0 {
 		e, ok := s.q.peek()
 		if !ok || e.at >= tNs {
 			break
@@ -139,7 +140,7 @@ func (s *Sim) RunUntil(tNs int64) {
 		s.events++
 		s.dispatch(e)
 	}
-	if tNs > s.now {
+	if tNs > s.now && s.finishedNs < 0 {
 		s.advanceTo(tNs)
 	}
 }

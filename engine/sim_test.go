@@ -103,7 +103,24 @@ func TestSteppingMatchesRun(t *testing.T) {
 }
 
 func TestSnapshotIsConsistent(t *testing.T) {
-	s, err := NewSim(smallScenario(t))
+	for _, tc := range []struct {
+		desc string
+		sets []string
+	}{
+		{"osv fan-out", nil},
+		{"scx_simple old rule hackbench", []string{"workload.kind=hackbench", "sched.policy=scx_simple", "sched.wake_sync=old", "workload.hackbench.groups=2", "workload.hackbench.loops=20"}},
+		{"scx_simple new rule hackbench", []string{"workload.kind=hackbench", "sched.policy=scx_simple", "workload.hackbench.groups=2", "workload.hackbench.loops=20"}},
+		{"linux hackbench", []string{"workload.kind=hackbench", "sched.policy=linux", "workload.hackbench.groups=2", "workload.hackbench.loops=20"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) { checkSnapshots(t, smallScenario(t, tc.sets...)) })
+	}
+}
+
+// checkSnapshots steps sc and checks every snapshot's invariants: each thread is
+// in exactly one place, loads match queues, spin windows stay in [floor, cap].
+func checkSnapshots(t *testing.T, sc Scenario) {
+	t.Helper()
+	s, err := NewSim(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +158,9 @@ func TestSnapshotIsConsistent(t *testing.T) {
 			if c.SpinWindow < s.sc.Sched.IdleSpin.Floor || c.SpinWindow > c.SpinCap {
 				t.Fatalf("cpu %d spin window %d outside [floor, cap]", c.ID, c.SpinWindow)
 			}
+		}
+		for _, id := range snap.Shared {
+			place(id, "on the shared queue")
 		}
 		for _, th := range snap.Threads {
 			if _, ok := seen[th.ID]; !ok && th.State != ThreadBlocked {

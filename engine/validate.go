@@ -41,7 +41,8 @@ func (sc *Scenario) Validate() error {
 	v.intRange("machine.costs.spin_iter_ps", c.SpinIterPs, 1, 1_000_000)
 
 	s := &sc.Sched
-	v.oneOf("sched.policy", s.Policy, "osv")
+	v.oneOf("sched.policy", s.Policy, "osv", "scx_simple", "linux")
+	v.oneOf("sched.wake_sync", s.WakeSync, "old", "new")
 	v.intRange("sched.idle_spin.cap", s.IdleSpin.Cap, 0, MaxSpinIterations)
 	v.intRange("sched.idle_spin.floor", s.IdleSpin.Floor, 0, s.IdleSpin.Cap)
 	v.intRange("sched.idle_spin.halts_before_shrink", int64(s.IdleSpin.HaltsBeforeShrink), 1, 1000)
@@ -51,9 +52,9 @@ func (sc *Scenario) Validate() error {
 	v.intRange("sched.switch_penalty_us", s.SwitchPenaltyUs, 0, 1_000_000)
 
 	w := &sc.Workload
-	v.oneOf("workload.kind", w.Kind, WorkloadRequestServer, WorkloadCommit, WorkloadIdle)
+	v.oneOf("workload.kind", w.Kind, WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench)
 	minClients := int64(1)
-	if w.Kind == WorkloadIdle {
+	if w.Kind == WorkloadIdle || w.Kind == WorkloadHackbench {
 		minClients = 0
 	}
 	v.intRange("workload.clients", int64(w.Clients), minClients, MaxClients)
@@ -78,6 +79,18 @@ func (sc *Scenario) Validate() error {
 	}
 	v.intRange("workload.commit_cost_ns", w.CommitCostNs, 0, MaxCostNs)
 	v.oneOf("workload.broadcast", w.Broadcast, "chain", "fanout")
+	hb := &w.Hackbench
+	v.intRange("workload.hackbench.groups", int64(hb.Groups), 1, MaxHackbenchTasks/2)
+	v.intRange("workload.hackbench.fds", int64(hb.FDs), 1, MaxHackbenchTasks/2)
+	if 2*hb.Groups*hb.FDs > MaxHackbenchTasks {
+		v.fail("workload.hackbench.fds", "%d groups x %d fds makes %d tasks, above the limit %d", hb.Groups, hb.FDs, 2*hb.Groups*hb.FDs, MaxHackbenchTasks)
+	}
+	v.intRange("workload.hackbench.loops", int64(hb.Loops), 1, 1_000_000)
+	v.intRange("workload.hackbench.message_bytes", int64(hb.MessageBytes), 1, 1<<20)
+	v.intRange("workload.hackbench.write_ns", hb.WriteNs, 1, MaxCostNs)
+	v.intRange("workload.hackbench.read_ns", hb.ReadNs, 1, MaxCostNs)
+	v.intRange("workload.hackbench.socket_messages", int64(hb.SocketMessages), 4, 1<<20)
+	v.intRange("workload.hackbench.parent_cpu", int64(hb.ParentCPU), 0, int64(m.VCPUs-1))
 	v.floatRange("workload.wake_sources_per_s", w.WakeSourcesPerS, 0, MaxWakeSourcesPerS)
 	v.intRange("workload.housekeeping_ns", w.HousekeepingNs, 0, MaxCostNs)
 

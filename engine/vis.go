@@ -164,6 +164,10 @@ func (s *Sim) Snapshot(dst *Snapshot) {
 	for i, t := range s.threads {
 		dst.Threads[i] = ThreadSnap{ID: t.id, Name: t.name, Role: t.role, State: t.state, CPU: t.cpu, Pinned: t.pinned}
 	}
+	dst.Shared = dst.Shared[:0]
+	for _, t := range s.pol.shared() {
+		dst.Shared = append(dst.Shared, t.id)
+	}
 	dst.IPIs = dst.IPIs[:0]
 	for _, x := range s.inflight.l {
 		dst.IPIs = append(dst.IPIs, IPISnap{Kind: x.kind, From: x.from, To: x.to, SentNs: x.sent, DueNs: x.due,

@@ -27,23 +27,29 @@ type irqWork struct {
 	pull bool // a pull request to serve (this CPU is the victim)
 }
 
-// wake makes t runnable. from is the CPU whose thread (or interrupt) wakes it,
-// fromIRQ says the wake comes from interrupt context on that CPU.
-func (s *Sim) wake(t *thread, from int, fromIRQ bool) {
-	_ = fromIRQ
+// wake makes t runnable. from is the CPU whose thread (or interrupt) wakes it, or
+// -1 for a wake from outside the machine; sync marks a WAKE_SYNC wakeup (the waker
+// is about to block, as socket writes are), which only some policies use.
+func (s *Sim) wake(t *thread, from int, sync bool) {
 	if t.state != ThreadBlocked {
 		return // already runnable: the wake is absorbed
 	}
 	t.wokenAtNs = s.now
-	target := s.pol.selectCPU(s, t, from)
-	if target != t.cpu {
-		s.migrateCount(t, t.cpu, target)
+	p := s.pol.placeWake(s, t, from, sync)
+	if p.shared {
+		s.decide(DecWakePlace, max(from, 0), -1, t.id, p.reason, 0)
+		s.vis.add(s.now, VisWake, 0, -1, from, t.id, 0)
+		s.pol.requeue(s, nil, t)
+		return
 	}
-	t.cpu = target
-	s.vis.add(s.now, VisWake, 0, target, from, t.id, 0)
-	tc := s.cpus[target]
-	if target == from {
-		s.decide(DecWakePlace, from, target, t.id, "woken on its home CPU, the waker's own", 0)
+	if p.cpu != t.cpu {
+		s.migrateCount(t, t.cpu, p.cpu)
+	}
+	t.cpu = p.cpu
+	s.vis.add(s.now, VisWake, 0, p.cpu, from, t.id, 0)
+	tc := s.cpus[p.cpu]
+	s.decide(DecWakePlace, max(from, 0), p.cpu, t.id, p.reason, 0)
+	if p.cpu == from {
 		// The waker's step end (or its interrupt's exit) is a reschedule point, where
 		// the wakee may preempt: no IPI is needed.
 		s.rqInsert(tc, t)
@@ -53,32 +59,33 @@ func (s *Sim) wake(t *thread, from int, fromIRQ bool) {
 }
 
 // enqueueRemote puts t on c's incoming list (as a wake or a donation) and applies
-// the IPI rule.
+// the policy's IPI rule.
 func (s *Sim) enqueueRemote(c *cpu, t *thread, from int, kind IPIKind) {
 	t.state = ThreadIncoming
 	t.cpu = c.id
 	c.incoming = append(c.incoming, t)
+	s.m.queueChanged(s, c)
 	if kind == IPIDonate {
 		// The donor's wakeup to the puller is unconditional: it may be spinning.
 		s.sendIPI(from, c, IPIDonate, t.id)
 		return
 	}
-	switch {
-	case c.state == CPUSpinning && c.cur == nil:
+	if c.state == CPUSpinning && c.cur == nil {
+		// A spinning CPU polls its incoming list: it sees the thread by itself.
 		s.decide(DecIPISuppressed, from, c.id, t.id, "target CPU is spinning in its idle loop and will see the wake", 0)
 		s.m.suppressed++
 		s.noticeWhileSpinning(c)
-	case c.load() > 1:
-		s.decide(DecIPISuppressed, from, c.id, t.id, "target CPU's load is 2 or more; it will see the wake at its next reschedule", int64(c.load()))
-		s.m.suppressed++
-	case c.wakePending:
-		s.decide(DecIPISuppressed, from, c.id, t.id, "a wakeup IPI is already pending on the target", 0)
-		s.m.suppressed++
-	default:
-		c.wakePending = true
-		s.decide(DecIPISent, from, c.id, t.id, "target CPU is not spinning, load <= 1 and no wake pending", int64(c.load()))
-		s.sendIPI(from, c, IPIWakeup, t.id)
+		return
 	}
+	send, reason := s.pol.wakeIPI(s, c)
+	if !send {
+		s.decide(DecIPISuppressed, from, c.id, t.id, reason, int64(c.load()))
+		s.m.suppressed++
+		return
+	}
+	c.wakePending = true
+	s.decide(DecIPISent, from, c.id, t.id, reason, int64(c.load()))
+	s.sendIPI(from, c, IPIWakeup, t.id)
 }
 
 // sendIPI sends an IPI of kind from CPU `from` to c. The sender pays IPISendNs of
@@ -160,7 +167,7 @@ func (s *Sim) irqEnd(c *cpu) {
 		s.pol.servePull(s, c)
 	}
 	for _, t := range c.irqWakes {
-		s.wake(t, c.id, true)
+		s.wake(t, c.id, false)
 	}
 	clear(c.irqWakes)
 	c.irqWakes = c.irqWakes[:0]
@@ -177,17 +184,5 @@ func (s *Sim) irqEnd(c *cpu) {
 	if c.irqFromIdl && (len(c.rq) > 0 || len(c.incoming) > 0) {
 		s.caughtWake(c) // work arrived while the CPU was spinning
 	}
-	s.pickNextFromIdle(c)
-}
-
-// pickNextFromIdle leaves the idle loop if there is work, else re-enters it.
-func (s *Sim) pickNextFromIdle(c *cpu) {
-	s.drainIncoming(c)
-	if len(c.rq) > 0 {
-		t := c.rq[0]
-		s.rqRemove(c, t)
-		s.switchTo(c, t)
-		return
-	}
-	s.enterIdle(c)
+	s.pickNext(c)
 }
