@@ -1,0 +1,232 @@
+// Package sharetest is the share API's contract as a test: the round trip and the
+// error cases, run over HTTP against any running home of package web's handler.
+// web's own tests run it against `schedplay serve`'s stack (bbolt, loopback),
+// web/worker's integration test against the Worker under wrangler dev, so both
+// homes are held to the same behaviour.
+package sharetest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+
+	"schedplay/engine"
+)
+
+// Reply is the body of a successful share.
+type Reply struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+}
+
+// ErrorReply is the body of a failed API call.
+type ErrorReply struct {
+	Error string `json:"error"`
+	Field string `json:"field"`
+}
+
+// Scenario returns a small valid scenario document that differs for each n.
+func Scenario(n int) []byte {
+	return fmt.Appendf(nil, `{"version":1,"name":"share-%d","seed":%d,"machine":{"vcpus":%d}}`, n, n+1, 1+n%8)
+}
+
+// Canonical is the canonical form the server must store for doc.
+func Canonical(t testing.TB, doc []byte) []byte {
+	t.Helper()
+	sc, err := engine.DecodeScenario(doc)
+	if err != nil {
+		t.Fatalf("test scenario does not decode: %v\n%s", err, doc)
+	}
+	c, err := sc.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Share posts doc and returns the decoded reply, failing the test unless the
+// status is 200. Goroutines other than the test's use TryShare.
+func Share(t testing.TB, client *http.Client, base string, doc []byte) Reply {
+	t.Helper()
+	r, err := TryShare(client, base, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TryShare posts doc and returns the decoded reply, or an error unless the
+// status is 200.
+func TryShare(client *http.Client, base string, doc []byte) (Reply, error) {
+	resp, err := client.Post(base+"/api/share", "application/json", bytes.NewReader(doc))
+	if err != nil {
+		return Reply{}, fmt.Errorf("POST /api/share: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Reply{}, fmt.Errorf("POST /api/share: reading body: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Reply{}, fmt.Errorf("POST /api/share: %s: %s", resp.Status, body)
+	}
+	var r Reply
+	if err := json.Unmarshal(body, &r); err != nil {
+		return Reply{}, fmt.Errorf("POST /api/share: reply is not {id, url}: %v: %s", err, body)
+	}
+	return r, nil
+}
+
+// Do sends one request and returns the response with its body read.
+func Do(t testing.TB, client *http.Client, method, url string, body []byte) (*http.Response, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", method, url, err)
+	}
+	return resp, data
+}
+
+// Contract runs the share API's cases against the server at base (no trailing
+// slash). page is the playground page /s/{id} must serve.
+func Contract(t *testing.T, client *http.Client, base string, page []byte) {
+	t.Run("round trip", func(t *testing.T) {
+		doc := Scenario(1)
+		r := Share(t, client, base, doc)
+		if want := base + "/s/" + r.ID; r.URL != want {
+			t.Errorf("url = %q, want %q", r.URL, want)
+		}
+		resp, got := Do(t, client, http.MethodGet, base+"/api/share/"+r.ID, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /api/share/%s: %s: %s", r.ID, resp.Status, got)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("GET /api/share/%s: Content-Type %q", r.ID, ct)
+		}
+		if want := Canonical(t, doc); !bytes.Equal(got, want) {
+			t.Errorf("GET /api/share/%s =\n%s\nwant the canonical scenario\n%s", r.ID, got, want)
+		}
+		// Sharing what was stored gives the same link: canonical form is a fixed point.
+		if again := Share(t, client, base, got); again.ID != r.ID {
+			t.Errorf("resharing the stored scenario gave %q, want %q", again.ID, r.ID)
+		}
+		resp, got = Do(t, client, http.MethodGet, base+"/s/"+r.ID, nil)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(got, page) {
+			t.Errorf("GET /s/%s: %s, body %.80q; want 200 and the playground page", r.ID, resp.Status, got)
+		}
+		if cc := resp.Header.Get("Cache-Control"); cc != "no-cache" {
+			t.Errorf("GET /s/%s: Cache-Control %q, want no-cache", r.ID, cc)
+		}
+		checkHeaders(t, resp)
+	})
+
+	t.Run("content-addressed", func(t *testing.T) {
+		a := Share(t, client, base, Scenario(2))
+		// Same scenario, other spelling: whitespace, member order, an explicit default.
+		respelled := []byte("{\n  \"machine\": {\"vcpus\": 3},\n  \"seed\": 3, \"name\": \"share-2\",\n  \"version\": 1, \"duration_ms\": 2000\n}")
+		b := Share(t, client, base, respelled)
+		if a.ID != b.ID {
+			t.Errorf("equal scenarios got IDs %q and %q", a.ID, b.ID)
+		}
+		if c := Share(t, client, base, Scenario(3)); c.ID == a.ID {
+			t.Errorf("different scenarios share ID %q", a.ID)
+		}
+		if len(a.ID) < 11 || strings.Trim(a.ID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+			t.Errorf("ID %q is not 11+ URL-safe characters", a.ID)
+		}
+	})
+
+	for _, tc := range []struct {
+		desc   string
+		method string
+		path   string
+		body   []byte
+		status int
+		field  string // for 400: the field the error must name
+		allow  string // for 405: the Allow header
+	}{
+		{desc: "malformed JSON", method: "POST", path: "/api/share", body: []byte(`{"version":1,`), status: 400},
+		{desc: "empty body", method: "POST", path: "/api/share", body: []byte{}, status: 400},
+		{desc: "unknown field", method: "POST", path: "/api/share", body: []byte(`{"version":1,"machine":{"vcpu":4}}`), status: 400, field: "machine.vcpu"},
+		{desc: "wrong type", method: "POST", path: "/api/share", body: []byte(`{"version":1,"machine":{"vcpus":"four"}}`), status: 400, field: "machine.vcpus"},
+		{desc: "out of range", method: "POST", path: "/api/share", body: []byte(`{"version":1,"machine":{"vcpus":0}}`), status: 400, field: "machine.vcpus"},
+		{desc: "unsupported version", method: "POST", path: "/api/share", body: []byte(`{"version":99}`), status: 400, field: "version"},
+		{desc: "body over the limit", method: "POST", path: "/api/share", body: padded(engine.MaxScenarioBytes + 1), status: 413},
+		{desc: "body at the limit", method: "POST", path: "/api/share", body: padded(engine.MaxScenarioBytes), status: 200},
+		{desc: "unknown id", method: "GET", path: "/api/share/AAAAAAAAAAA", status: 404},
+		{desc: "malformed id", method: "GET", path: "/api/share/not*an*id", status: 404},
+		{desc: "unknown page id", method: "GET", path: "/s/AAAAAAAAAAA", status: 404},
+		{desc: "unknown endpoint", method: "GET", path: "/api/nothing", status: 404},
+		{desc: "GET the share endpoint", method: "GET", path: "/api/share", status: 405, allow: "POST"},
+		{desc: "DELETE a share", method: "DELETE", path: "/api/share/AAAAAAAAAAA", status: 405, allow: "GET, HEAD"},
+		{desc: "POST a page", method: "POST", path: "/s/AAAAAAAAAAA", body: []byte("{}"), status: 405, allow: "GET, HEAD"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			resp, body := Do(t, client, tc.method, base+tc.path, tc.body)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("%s %s: %s, want %d; body %s", tc.method, tc.path, resp.Status, tc.status, body)
+			}
+			checkHeaders(t, resp)
+			if tc.allow != "" && resp.Header.Get("Allow") != tc.allow {
+				t.Errorf("Allow = %q, want %q", resp.Header.Get("Allow"), tc.allow)
+			}
+			if tc.status == http.StatusOK || strings.HasPrefix(tc.path, "/s/") {
+				return
+			}
+			var e ErrorReply
+			if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
+				t.Fatalf("error body is not {\"error\": ...}: %v: %s", err, body)
+			}
+			if e.Field != tc.field {
+				t.Errorf("field = %q, want %q (error %q)", e.Field, tc.field, e.Error)
+			}
+			if tc.field != "" && !strings.Contains(e.Error, tc.field) {
+				t.Errorf("error %q does not name the field %q", e.Error, tc.field)
+			}
+		})
+	}
+}
+
+// padded is a valid scenario of exactly n bytes (trailing whitespace is allowed).
+func padded(n int) []byte {
+	doc := []byte(`{"version":1,"name":"padded"}`)
+	return append(doc, bytes.Repeat([]byte(" "), n-len(doc))...)
+}
+
+// checkHeaders asserts what every response carries: the CSP that allows the
+// wasm, nosniff, and no cookies or credentialed CORS.
+func checkHeaders(t *testing.T, resp *http.Response) {
+	t.Helper()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "'wasm-unsafe-eval'") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("Content-Security-Policy = %q", csp)
+	}
+	if v := resp.Header.Get("X-Content-Type-Options"); v != "nosniff" {
+		t.Errorf("X-Content-Type-Options = %q", v)
+	}
+	for _, h := range []string{"Set-Cookie", "Access-Control-Allow-Credentials", "Access-Control-Allow-Origin", "X-Frame-Options"} {
+		if v := resp.Header.Get(h); v != "" {
+			t.Errorf("unexpected %s: %q", h, v)
+		}
+	}
+}

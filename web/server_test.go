@@ -1,0 +1,322 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+
+	"schedplay/web/internal/sharetest"
+)
+
+// testStatic is a miniature playground bundle; schedplay.wasm has a gzip sibling.
+const testStatic = "testdata/static"
+
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), nil))
+}
+
+func newTestServer(t testing.TB, st Store, opts ...Option) *Server {
+	t.Helper()
+	opts = append([]Option{WithStore(st), WithLogger(testLogger(t)), WithStatic(os.DirFS(testStatic))}, opts...)
+	s, err := NewServer(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func readTestFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testStatic, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestContract runs the share API's contract against each host store behind a
+// real loopback server, as `schedplay serve` runs it.
+func TestContract(t *testing.T) {
+	for _, kind := range storeKinds() {
+		t.Run(kind.name, func(t *testing.T) {
+			ts := httptest.NewServer(newTestServer(t, kind.open(t)))
+			defer ts.Close()
+			sharetest.Contract(t, ts.Client(), ts.URL, readTestFile(t, "index.html"))
+		})
+	}
+}
+
+func TestNewServerRefusesMissingParts(t *testing.T) {
+	st, log := NewMemStore(), testLogger(t)
+	for _, tc := range []struct {
+		desc string
+		opts []Option
+		want string
+	}{
+		{"no store", []Option{WithLogger(log), WithStatic(os.DirFS(testStatic))}, "no store"},
+		{"no logger", []Option{WithStore(st), WithStatic(os.DirFS(testStatic))}, "no logger"},
+		{"no page", []Option{WithStore(st), WithLogger(log)}, "no playground page"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			if _, err := NewServer(tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("NewServer = %v, want an error about %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestStatic covers the static handler: types, gzip siblings, caching, methods.
+func TestStatic(t *testing.T) {
+	s := newTestServer(t, NewMemStore())
+	wasm := readTestFile(t, "schedplay.wasm")
+	index := readTestFile(t, "index.html")
+	for _, tc := range []struct {
+		desc        string
+		method      string
+		path        string
+		header      map[string]string
+		status      int
+		wantHeaders map[string]string // "" means must be absent
+		body        []byte            // after gunzip when Content-Encoding is gzip
+	}{
+		{desc: "root is index.html", method: "GET", path: "/", status: 200, body: index,
+			wantHeaders: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"}},
+		{desc: "index.html by name", method: "GET", path: "/index.html", status: 200, body: index,
+			wantHeaders: map[string]string{"Cache-Control": "no-cache"}},
+		{desc: "script", method: "GET", path: "/app.js", status: 200, body: readTestFile(t, "app.js"),
+			wantHeaders: map[string]string{"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300"}},
+		{desc: "wasm, gzip accepted", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
+			header:      map[string]string{"Accept-Encoding": "br, gzip"},
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}},
+		{desc: "wasm, gzip refused", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
+			header:      map[string]string{"Accept-Encoding": "gzip;q=0, *"},
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "", "Vary": "Accept-Encoding"}},
+		{desc: "wasm, no Accept-Encoding", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": ""}},
+		{desc: "HEAD", method: "HEAD", path: "/", status: 200, body: []byte{},
+			wantHeaders: map[string]string{"Content-Type": "text/html; charset=utf-8"}},
+		{desc: "missing file", method: "GET", path: "/nope.js", status: 404},
+		{desc: "directory", method: "GET", path: "/sub/", status: 404},
+		{desc: "POST a file", method: "POST", path: "/app.js", status: 405,
+			wantHeaders: map[string]string{"Allow": "GET, HEAD"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, "http://example.com"+tc.path, nil)
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			resp := rec.Result()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("%s %s: %s, want %d", tc.method, tc.path, resp.Status, tc.status)
+			}
+			for k, want := range tc.wantHeaders {
+				if got := resp.Header.Get(k); got != want {
+					t.Errorf("%s = %q, want %q", k, got, want)
+				}
+			}
+			if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options = %q", got)
+			}
+			if !strings.Contains(resp.Header.Get("Content-Security-Policy"), "'wasm-unsafe-eval'") {
+				t.Errorf("Content-Security-Policy = %q", resp.Header.Get("Content-Security-Policy"))
+			}
+			if tc.body == nil {
+				return
+			}
+			body := rec.Body.Bytes()
+			if resp.Header.Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(body, tc.body) {
+				t.Errorf("body = %.60q, want %.60q", body, tc.body)
+			}
+		})
+	}
+}
+
+// TestStaticStaysInside feeds the static handler paths that climb out of its
+// root directly (the mux would redirect them first): they must resolve inside.
+func TestStaticStaysInside(t *testing.T) {
+	h := &staticHandler{fsys: os.DirFS(testStatic)}
+	for _, p := range []string{"/../server_test.go", "/../../web/server_test.go", "../static/../../doc.go", "/./../index.html"} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.URL.Path = p
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if strings.Contains(rec.Body.String(), "package web") {
+			t.Errorf("GET %q served a file outside the root", p)
+		}
+		if p == "/./../index.html" && rec.Code != http.StatusOK {
+			t.Errorf("GET %q: %d, want index.html inside the root", p, rec.Code)
+		}
+	}
+}
+
+// TestStaticRevalidation checks that an ETag comes back as 304, and that the
+// gzip and identity forms of one file never share an ETag.
+func TestStaticRevalidation(t *testing.T) {
+	s := newTestServer(t, NewMemStore())
+	get := func(path string, header ...string) *http.Response {
+		req := httptest.NewRequest("GET", path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		return rec.Result()
+	}
+	first := get("/")
+	etag := first.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag on index.html")
+	}
+	if again := get("/", "If-None-Match", etag); again.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match %s: %s, want 304", etag, again.Status)
+	}
+	plain := get("/schedplay.wasm").Header.Get("ETag")
+	zipped := get("/schedplay.wasm", "Accept-Encoding", "gzip").Header.Get("ETag")
+	if plain == "" || plain == zipped {
+		t.Errorf("ETags identity %q, gzip %q: want two different ones", plain, zipped)
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   bool
+	}{
+		{"", false},
+		{"gzip", true},
+		{"deflate, gzip;q=0.5", true},
+		{"GZIP", true},
+		{"br", false},
+		{"gzip;q=0", false},
+		{"gzip;q=0.000", false},
+		{"*", true},
+		{"*;q=0", false},
+		{"gzip;q=0, *", false},
+		{"gzip;q=nonsense", false},
+	} {
+		if got := acceptsGzip(tc.header); got != tc.want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", tc.header, got, tc.want)
+		}
+	}
+}
+
+// TestShareURL checks that the link names the host and scheme the request came to.
+func TestShareURL(t *testing.T) {
+	s := newTestServer(t, NewMemStore())
+	for _, tc := range []struct {
+		desc, target, host, want string
+	}{
+		{"plain host", "/api/share", "localhost:8080", "http://localhost:8080/s/"},
+		{"absolute URL as the Worker sees it", "https://play.example.org/api/share", "play.example.org", "https://play.example.org/s/"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			req := httptest.NewRequest("POST", tc.target, bytes.NewReader(sharetest.Scenario(1)))
+			req.Host = tc.host
+			if !strings.HasPrefix(tc.target, "/") {
+				req.URL.Scheme, req.URL.Host = "https", tc.host
+			}
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			var r sharetest.Reply
+			if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil {
+				t.Fatalf("%v: %s", err, rec.Body)
+			}
+			if r.URL != tc.want+r.ID {
+				t.Errorf("url = %q, want %q", r.URL, tc.want+r.ID)
+			}
+		})
+	}
+}
+
+// TestShareNilBody covers the Worker shim, which passes a nil Body for a request
+// without one.
+func TestShareNilBody(t *testing.T) {
+	s := newTestServer(t, NewMemStore())
+	req := httptest.NewRequest("POST", "/api/share", nil)
+	req.Body = nil
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest {
+		t.Fatalf("POST without a body: %d, want 400", rec.Code)
+	}
+}
+
+// failingStore fails every call, as a broken disk or KV outage would.
+type failingStore struct{}
+
+func (failingStore) Put(context.Context, string, []byte) error { return errors.New("disk on fire") }
+func (failingStore) Get(context.Context, string) ([]byte, error) {
+	return nil, errors.New("disk on fire")
+}
+
+// TestStoreFailure checks that storage errors are logged in full but answered
+// with a plain 500.
+func TestStoreFailure(t *testing.T) {
+	var logBuf bytes.Buffer
+	s, err := NewServer(WithStore(failingStore{}), WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))),
+		WithStatic(os.DirFS(testStatic)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ method, path string }{
+		{"POST", "/api/share"},
+		{"GET", "/api/share/AAAAAAAAAAA"},
+		{"GET", "/s/AAAAAAAAAAA"},
+	} {
+		logBuf.Reset()
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, bytes.NewReader(sharetest.Scenario(1))))
+		if rec.Code != http.StatusInternalServerError {
+			t.Errorf("%s %s: %d, want 500", tc.method, tc.path, rec.Code)
+		}
+		if strings.Contains(rec.Body.String(), "fire") {
+			t.Errorf("%s %s: the reply leaks the storage error: %s", tc.method, tc.path, rec.Body)
+		}
+		if !strings.Contains(logBuf.String(), "disk on fire") {
+			t.Errorf("%s %s: the log misses the storage error: %q", tc.method, tc.path, logBuf.String())
+		}
+	}
+}
+
+// TestSharePageFromPageFunc checks the Worker's wiring: no static FS, the page
+// from a PageFunc, and no static routes.
+func TestSharePageFromPageFunc(t *testing.T) {
+	page := []byte("<!doctype html><title>from assets</title>")
+	st := NewMemStore()
+	s, err := NewServer(WithStore(st), WithLogger(testLogger(t)),
+		WithPage(func(context.Context) ([]byte, error) { return page, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	r := sharetest.Share(t, ts.Client(), ts.URL, sharetest.Scenario(4))
+	if resp, body := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+r.ID, nil); resp.StatusCode != 200 || !bytes.Equal(body, page) {
+		t.Errorf("GET /s/%s: %s %q", r.ID, resp.Status, body)
+	}
+	if resp, _ := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/index.html", nil); resp.StatusCode != 404 {
+		t.Errorf("GET /index.html without static files: %s, want 404", resp.Status)
+	}
+}

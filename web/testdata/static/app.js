@@ -1,0 +1,1 @@
+document.getElementById("marker").textContent += " ok";
