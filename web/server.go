@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // PageFunc returns the playground's index.html, which /s/{id} serves.
@@ -105,10 +106,13 @@ type errorReply struct {
 	Field string `json:"field,omitzero"`
 }
 
+// writeJSON writes v as the JSON reply. Error messages may quote the request
+// (a path, a field name), which may be invalid UTF-8: such bytes become U+FFFD
+// rather than failing the reply.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := json.Marshal(v, jsontext.AllowInvalidUTF8(true))
 	if err != nil { // only plain structs of strings are passed here
-		panic("web.writeJSON: " + err.Error())
+		status, body = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
 	}
 	body = append(body, '\n')
 	h := w.Header()
