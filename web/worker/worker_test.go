@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -204,4 +206,90 @@ func TestWorker(t *testing.T) {
 	if t.Failed() {
 		t.Logf("wrangler dev output:\n%s", dev.out)
 	}
+}
+
+// BenchmarkWorker measures the Worker under wrangler dev on loopback: its wasm
+// size (raw and gzip), cold start (process start to the first answer, a static
+// file), the first share (which compiles the wasm module), share latency, and
+// the CPU time of the wrangler/workerd process group per share and per static
+// file. Run it with a fixed count:
+//
+//	go test -run '^$' -bench Worker -benchtime 300x ./web/worker/
+func BenchmarkWorker(b *testing.B) {
+	wrangler := wranglerPath(b)
+	dir := b.TempDir()
+	buildWorker(b, dir)
+	wasm, err := os.ReadFile(filepath.Join(dir, "build", "app.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(wasm)
+	zw.Close()
+
+	dev := startDev(b, wrangler, dir, filepath.Join(dir, "kv"))
+	client := &http.Client{Timeout: 10 * time.Second}
+	t0 := time.Now()
+	first, err := sharetest.TryShare(client, dev.base, sharetest.Scenario(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	firstShare := time.Since(t0)
+
+	pgid := dev.cmd.Process.Pid
+	cpu := func() time.Duration {
+		c, err := sharetest.GroupCPU(pgid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	// Static files are answered by Workers assets without Go: the baseline.
+	const staticN = 200
+	c0 := cpu()
+	for range staticN {
+		resp, err := client.Get(dev.base + "/app.js")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	staticCPU := (cpu() - c0) / staticN
+
+	// GET /api/share/{id}: Go and one KV read.
+	var getLat []time.Duration
+	for range 50 {
+		t := time.Now()
+		resp, err := client.Get(dev.base + "/api/share/" + first.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		getLat = append(getLat, time.Since(t))
+	}
+	slices.Sort(getLat)
+
+	lat := make([]time.Duration, 0, b.N)
+	c0 = cpu()
+	for i := 0; b.Loop(); i++ {
+		t := time.Now()
+		if _, err := sharetest.TryShare(client, dev.base, sharetest.Scenario(1_000_000+i)); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	shareCPU := (cpu() - c0) / time.Duration(len(lat))
+
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	sharetest.ReportLatency(b, lat)
+	b.ReportMetric(float64(len(wasm)), "wasm-bytes")
+	b.ReportMetric(float64(gz.Len()), "wasm-gzip-bytes")
+	b.ReportMetric(ms(dev.ready), "cold-start-ms")
+	b.ReportMetric(ms(firstShare), "first-share-ms")
+	b.ReportMetric(ms(getLat[len(getLat)/2]), "get-p50-ms")
+	b.ReportMetric(ms(shareCPU), "cpu-ms/op")
+	b.ReportMetric(ms(staticCPU), "static-cpu-ms/op")
 }
