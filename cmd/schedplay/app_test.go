@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json"
 
 	"schedplay/engine"
 )
@@ -33,7 +37,8 @@ func TestExitCodes(t *testing.T) {
 		{"knob bad type", []string{"run", "ab", "--set", "workload.clients=many"}, 2, []string{`schedplay: ab: workload.clients: "many" is not an integer`}, nil, true},
 		{"knob unknown", []string{"run", "ab", "--set", "sched.nope=1"}, 2, []string{"schedplay: ab: sched.nope: unknown knob"}, nil, true},
 		{"knob without value", []string{"run", "ab", "--set", "machine.vcpus"}, 2, []string{"machine.vcpus", "path=value"}, nil, true},
-		{"trace not yet", []string{"run", "ab", "--trace", "out.json"}, 2, []string{"schedplay: --trace: writing Chrome trace JSON is not implemented yet"}, nil, true},
+		{"trace window empty", []string{"run", "ab", "--trace", "out.json", "--trace-ms", "0"}, 2, []string{"schedplay: --trace-ms 0: need a positive window"}, nil, true},
+		{"trace window after the end", []string{"run", "ab", "--trace", "out.json", "--trace-from-ms", "999999"}, 2, []string{"--trace-from-ms 999999: the run ends at"}, nil, true},
 		{"sweep needs vary", []string{"sweep", "ab"}, 2, []string{"--vary path=v1,v2,... is required", "usage: schedplay sweep"}, nil, false},
 		{"sweep bad vary value", []string{"sweep", "ab", "--vary", "workload.clients=1,two"}, 2, []string{`schedplay: --vary: workload.clients: "two" is not an integer`}, nil, true},
 		{"sweep unknown vary knob", []string{"sweep", "ab", "--vary", "workload.nope=1"}, 2, []string{"workload.nope: unknown knob"}, nil, true},
@@ -183,5 +188,32 @@ func TestStdinTooLarge(t *testing.T) {
 	a.stdin = strings.NewReader(`{"version":1,"description":"` + strings.Repeat("x", engine.MaxScenarioBytes) + `"}`)
 	if code := a.main([]string{"run", "-"}); code != 2 || !strings.Contains(a.errOut.String(), "stdin: scenario is") {
 		t.Errorf("exit %d, stderr %q", code, a.errOut)
+	}
+}
+
+// TestRunTrace: --trace writes a Chrome trace of the chosen window that parses as
+// the trace-event object form, and still prints the run's metrics.
+func TestRunTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.json")
+	a := newTestApp(t, fakeSim)
+	code := a.main([]string{"run", "ab", "--set", "duration_ms=20", "--set", "warmup_ms=5", "--trace", path, "--trace-ms", "2", "--format", "json"})
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, a.errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	if len(doc.TraceEvents) == 0 {
+		t.Fatal("trace has no events")
+	}
+	if !strings.Contains(a.out.String(), "throughput_per_s") {
+		t.Errorf("run output lacks the metrics:\n%s", a.out)
 	}
 }

@@ -13,7 +13,10 @@ func (a *app) cmdRun(args []string) error {
 	format := formatFlag("table")
 	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
 	fs.Var(&format, "format", "output `format`: table, json or csv")
-	tracePath := fs.String("trace", "", "also write a Chrome trace-event `file` (Perfetto, chrome://tracing)")
+	var tf traceFlags
+	fs.StringVar(&tf.path, "trace", "", "also write a Chrome trace-event `file` (Perfetto, chrome://tracing)")
+	fs.Float64Var(&tf.fromMs, "trace-from-ms", -1, "start of the traced window in simulated `ms` (default: end of warm-up)")
+	fs.Float64Var(&tf.lenMs, "trace-ms", 20, "length of the traced window in simulated `ms` (300-400 KB per ms at 32 vCPUs)")
 	pos, err := parse(fs, args, a)
 	if err != nil {
 		return err
@@ -29,7 +32,7 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.runOne(sc, *tracePath)
+	res, err := a.runOne(sc, tf)
 	if err != nil {
 		return err
 	}
@@ -39,15 +42,15 @@ func (a *app) cmdRun(args []string) error {
 // runOne runs sc to its horizon. With a trace path the trace writer drives the
 // simulation itself (it must drain the bounded event buffers as it goes) and the
 // results are read from the finished simulation afterwards.
-func (a *app) runOne(sc engine.Scenario, tracePath string) (engine.Results, error) {
-	if tracePath == "" {
+func (a *app) runOne(sc engine.Scenario, tf traceFlags) (engine.Results, error) {
+	if tf.path == "" {
 		return a.simulate(sc)
 	}
 	sim, err := engine.NewSim(sc)
 	if err != nil {
 		return engine.Results{}, err
 	}
-	if err := writeTrace(sim, tracePath); err != nil {
+	if err := writeTrace(sim, tf); err != nil {
 		return engine.Results{}, err
 	}
 	return sim.Results(), nil
