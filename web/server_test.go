@@ -320,3 +320,30 @@ func TestSharePageFromPageFunc(t *testing.T) {
 		t.Errorf("GET /index.html without static files: %s, want 404", resp.Status)
 	}
 }
+
+// TestHeadersFileMatchesServer checks that the Worker's _headers file gives
+// static files exactly the security headers the server sets itself.
+func TestHeadersFileMatchesServer(t *testing.T) {
+	rec := httptest.NewRecorder()
+	newTestServer(t, NewMemStore()).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	lines := strings.Split(strings.TrimSpace(string(HeadersFile())), "\n")
+	var rules int
+	for _, line := range lines {
+		switch {
+		case strings.HasPrefix(line, "#"):
+		case line == "/*":
+			rules++
+		default:
+			name, value, ok := strings.Cut(strings.TrimSpace(line), ": ")
+			if !ok || !strings.HasPrefix(line, "  ") {
+				t.Fatalf("malformed _headers line %q", line)
+			}
+			if got := rec.Header().Get(name); got != value {
+				t.Errorf("_headers sets %s: %q; the server sends %q", name, value, got)
+			}
+		}
+	}
+	if rules != 1 || len(lines) != 2+len(securityHeaders()) {
+		t.Errorf("_headers =\n%s\nwant one /* rule with every security header", HeadersFile())
+	}
+}

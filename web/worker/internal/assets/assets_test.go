@@ -1,0 +1,88 @@
+package assets
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAssemble(t *testing.T) {
+	for _, tc := range []struct {
+		desc    string
+		static  map[string]string
+		want    []string // files that must be in out (besides _headers)
+		absent  []string
+		warn    string // substring of the warning, "" for none
+		wantErr string
+	}{
+		{
+			desc:   "bundle",
+			static: map[string]string{"index.html": "<p>", "app.js": "1", "schedplay.wasm": "\x00asm", "schedplay.wasm.gz": "gz", "x.br": "br", ".gitignore": "*", "img/logo.svg": "<svg/>"},
+			want:   []string{"index.html", "app.js", "schedplay.wasm", "img/logo.svg"},
+			absent: []string{"schedplay.wasm.gz", "x.br", ".gitignore"},
+		},
+		{
+			desc:   "no wasm warns",
+			static: map[string]string{"index.html": "<p>"},
+			want:   []string{"index.html"},
+			warn:   "holds no .wasm",
+		},
+		{
+			desc:    "no index.html fails",
+			static:  map[string]string{"app.js": "1"},
+			wantErr: "no index.html",
+		},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			static, out := t.TempDir(), filepath.Join(t.TempDir(), "assets")
+			writeTree(t, static, tc.static)
+			// A stale file from an earlier build must not survive.
+			writeTree(t, out, map[string]string{"stale.js": "old"})
+			var warn bytes.Buffer
+			err := Assemble(static, out, &warn)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Assemble = %v, want an error about %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range tc.want {
+				got, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil || string(got) != tc.static[name] {
+					t.Errorf("%s: %q, %v; want a copy", name, got, err)
+				}
+			}
+			for _, name := range append(tc.absent, "stale.js") {
+				if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+					t.Errorf("%s was copied, want it left out", name)
+				}
+			}
+			headers, err := os.ReadFile(filepath.Join(out, "_headers"))
+			if err != nil || !bytes.Contains(headers, []byte("Content-Security-Policy: default-src 'none'")) ||
+				!bytes.Contains(headers, []byte("X-Content-Type-Options: nosniff")) {
+				t.Errorf("_headers = %q, %v", headers, err)
+			}
+			if (tc.warn == "") != (warn.Len() == 0) || !strings.Contains(warn.String(), tc.warn) {
+				t.Errorf("warning %q, want one containing %q", warn.String(), tc.warn)
+			}
+		})
+	}
+}
