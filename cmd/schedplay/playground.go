@@ -1,7 +1,13 @@
 package main
 
-import "io"
+import (
+	"io"
+
+	"schedplay/internal/wasmbuild"
+)
 
 // ensurePlayground builds the browser bundle under repoRoot/static when its wasm is
-// missing or older than its sources (owned by the playground work).
-func ensurePlayground(repoRoot string, log io.Writer) error { return nil }
+// missing or older than its sources.
+func ensurePlayground(repoRoot string, log io.Writer) error {
+	return wasmbuild.EnsureBuilt(repoRoot, log)
+}

@@ -32,10 +32,13 @@ const (
 	maxQuoted        = 40
 )
 
-// Compare modes besides a knob path.
+// Compare modes besides a knob path. The zero value, CompareDefault, leaves the
+// choice to the page (arms when the preset has them); CompareOff is written out so
+// that a link can turn comparison off.
 const (
-	CompareOff  = ""
-	CompareArms = "arms"
+	CompareDefault = ""
+	CompareOff     = "off"
+	CompareArms    = "arms"
 )
 
 // Hideable parts of the page (hide=controls,charts).
@@ -55,8 +58,8 @@ type Knob struct{ Path, Value string }
 
 // View is how the page shows the run; none of it changes the numbers.
 type View struct {
-	// Compare is CompareOff, CompareArms, or a knob path whose two values are
-	// CompareA and CompareB (for a boolean knob they default to 0 and 1).
+	// Compare is CompareDefault, CompareOff, CompareArms, or a knob path whose two
+	// values are CompareA and CompareB (for a boolean knob they default to 0 and 1).
 	Compare            string
 	CompareA, CompareB string
 	// Speed is the time-control token ("20us", "2ms", "max"); "" is the default.
@@ -231,14 +234,12 @@ func knobMsg(err error) string {
 	return err.Error()
 }
 
-// ParseCompare splits a compare value: "" or "off", "arms", "path" (a boolean knob,
-// compared 0 against 1) or "path:a,b".
+// ParseCompare splits a compare value: "" (the default), "off", "arms", "path" (a
+// boolean knob, compared 0 against 1) or "path:a,b".
 func ParseCompare(v string) (mode, a, b string, err error) {
 	switch v {
-	case "", "off":
-		return CompareOff, "", "", nil
-	case CompareArms:
-		return CompareArms, "", "", nil
+	case CompareDefault, CompareOff, CompareArms:
+		return v, "", "", nil
 	}
 	path, vals, hasVals := strings.Cut(v, ":")
 	if !validKey(path) {
@@ -279,10 +280,8 @@ func isBoolKnob(path string) bool {
 // FormatCompare is the inverse of ParseCompare.
 func FormatCompare(mode, a, b string) string {
 	switch mode {
-	case CompareOff:
-		return ""
-	case CompareArms:
-		return CompareArms
+	case CompareDefault, CompareOff, CompareArms:
+		return mode
 	}
 	if a == "0" && b == "1" && isBoolKnob(mode) {
 		return mode

@@ -1,0 +1,9 @@
+// Package e2e drives the playground in headless Chromium: it builds the wasm
+// (internal/wasmbuild), serves static/ from a throwaway HTTP server and checks what
+// a visitor sees through the page's window.schedplay API, the URL and screenshots.
+//
+// The tests need Chromium (apt-get install chromium). Without it they skip, unless
+// CI=true, where a missing browser is a failure. SCHEDPLAY_CHROME overrides the
+// browser path; SCHEDPLAY_SCREENSHOTS names a directory to keep the screenshots in
+// (they go to a temporary directory otherwise).
+package e2e

@@ -1,0 +1,312 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"schedplay/internal/wasmbuild"
+)
+
+// repoRoot is the module root (the parent of this package's directory).
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// chromePath finds Chromium, or skips (fails under CI=true) when there is none.
+func chromePath(t testing.TB) string {
+	t.Helper()
+	candidates := []string{os.Getenv("SCHEDPLAY_CHROME"), "/usr/lib/chromium/chromium", "/usr/bin/chromium"}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			candidates = append(candidates, p)
+		}
+	}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			return c
+		}
+	}
+	msg := "Chromium not found (apt-get install chromium, or set SCHEDPLAY_CHROME)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + "; CI=true makes this a failure")
+	}
+	t.Skip(msg + "; skipping the browser tests")
+	return ""
+}
+
+var buildOnce struct {
+	sync.Once
+	err error
+	log bytes.Buffer
+}
+
+// ensureWasm builds static/schedplay.wasm once per test binary.
+func ensureWasm(t testing.TB) {
+	t.Helper()
+	buildOnce.Do(func() { buildOnce.err = wasmbuild.EnsureBuilt(repoRoot(t), &buildOnce.log) })
+	if buildOnce.err != nil {
+		t.Fatalf("building the wasm: %v\n%s", buildOnce.err, buildOnce.log.String())
+	}
+}
+
+// shareStore is a stand-in for the share API (owned by web/), so the Share button
+// and /s/{id} pages can be tested without it.
+type shareStore struct {
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+var sharePath = regexp.MustCompile(`^/s/[A-Za-z0-9_-]{1,64}/?$`)
+
+// newServer serves static/ like `schedplay serve` does for the playground: the
+// page at / and /s/{id}, wasm as application/wasm. With share set it also answers
+// the share API.
+func newServer(t testing.TB, share *shareStore) *httptest.Server {
+	t.Helper()
+	static := filepath.Join(repoRoot(t), "static")
+	files := http.FileServer(http.Dir(static))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if sharePath.MatchString(r.URL.Path) {
+			http.ServeFile(w, r, filepath.Join(static, "index.html"))
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".wasm") {
+			w.Header().Set("Content-Type", "application/wasm")
+		}
+		files.ServeHTTP(w, r)
+	})
+	if share != nil {
+		share.data = map[string][]byte{}
+		mux.HandleFunc("POST /api/share", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+			share.mu.Lock()
+			id := fmt.Sprintf("t%d", len(share.data)+1)
+			share.data[id] = body
+			share.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"id":%q,"url":%q}`, id, "/s/"+id)
+		})
+		mux.HandleFunc("GET /api/share/{id}", func(w http.ResponseWriter, r *http.Request) {
+			share.mu.Lock()
+			b, ok := share.data[r.PathValue("id")]
+			share.mu.Unlock()
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(b)
+		})
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// browser starts headless Chromium with the flags BROWSER.md found to work here
+// and returns a tab context of the given viewport size.
+func browser(t testing.TB, width, height int) context.Context {
+	t.Helper()
+	path := chromePath(t)
+	ensureWasm(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelC(); cancelA() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// setDPR emulates a device pixel ratio (HiDPI screens).
+func setDPR(t testing.TB, ctx context.Context, width, height int, dpr float64) {
+	t.Helper()
+	err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height),
+		func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
+			p.DeviceScaleFactor = dpr
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// open navigates to url and waits until the page has drawn frames.
+func open(t testing.TB, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("navigate %s: %v", url, err)
+	}
+	waitFor(t, ctx, `window.schedplay && (() => { try { const s = window.schedplay.state(); return s.perf.frames > 2 && s.tiles > 0 } catch (e) { return false } })()`, 60*time.Second)
+}
+
+// waitFor polls a JavaScript predicate.
+func waitFor(t testing.TB, ctx context.Context, expr string, timeout time.Duration) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(timeout)))
+	if err != nil {
+		var logs string
+		if s, err2 := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('problems').innerText + ' | ' + (document.getElementById('loading')||{}).innerText`)); err2 == nil {
+			logs = s
+		}
+		t.Fatalf("waiting for %s: %v (page says: %s)", expr, err, logs)
+	}
+}
+
+// eval evaluates a JavaScript expression into T.
+func eval[T any](t testing.TB, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// pageState is the part of window.schedplay.state() the tests read.
+type pageState struct {
+	NowNs    int64  `json:"now_ns"`
+	Playing  bool   `json:"playing"`
+	Done     bool   `json:"done"`
+	Fragment string `json:"fragment"`
+	Preset   string `json:"preset"`
+	Compare  string `json:"compare"`
+	Embed    bool   `json:"embed"`
+	Scenario struct {
+		Seed    uint64 `json:"seed"`
+		Machine struct {
+			VCPUs int `json:"vcpus"`
+		} `json:"machine"`
+		Sched struct {
+			WakePull bool `json:"wake_pull"`
+			IdleSpin struct {
+				Cap int64 `json:"cap"`
+			} `json:"idle_spin"`
+		} `json:"sched"`
+		Workload struct {
+			Clients int `json:"clients"`
+		} `json:"workload"`
+	} `json:"scenario"`
+	Metrics jsontext.Value `json:"metrics"`
+	CPUs    []struct {
+		ID       int    `json:"id"`
+		State    string `json:"state"`
+		Runqueue int    `json:"runqueue"`
+	} `json:"cpus"`
+	Arms     []struct{ Name string } `json:"arms"`
+	Problems []string                `json:"problems"`
+	Tiles    int                     `json:"tiles"`
+	Perf     struct {
+		Frames       int64   `json:"frames"`
+		FirstFrameMs float64 `json:"first_frame_ms"`
+		MedianMs     float64 `json:"median_ms"`
+		P95Ms        float64 `json:"p95_ms"`
+		MaxMs        float64 `json:"max_ms"`
+		Samples      int     `json:"samples"`
+		Vertices     int     `json:"vertices"`
+	} `json:"perf"`
+}
+
+func state(t testing.TB, ctx context.Context) pageState {
+	t.Helper()
+	raw := eval[string](t, ctx, `JSON.stringify(window.schedplay.state())`)
+	var s pageState
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatalf("decoding state(): %v\n%s", err, raw)
+	}
+	return s
+}
+
+// screenshot captures an element (CSS selector) or the viewport ("") and keeps
+// the PNG under SCHEDPLAY_SCREENSHOTS (or the test's temporary directory).
+func screenshot(t testing.TB, ctx context.Context, sel, name string) image.Image {
+	t.Helper()
+	var buf []byte
+	var err error
+	if sel == "" {
+		buf, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	} else {
+		buf, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	}
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", sel, err)
+	}
+	dir := os.Getenv("SCHEDPLAY_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatalf("decoding screenshot: %v", err)
+	}
+	return img
+}
+
+// colourStats counts the distinct (coarsely quantised) colours of an image and the
+// fraction of pixels that differ from its most common colour (the background).
+func colourStats(img image.Image) (distinct int, nonBackground float64) {
+	counts := map[uint32]int{}
+	b := img.Bounds()
+	total := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			key := (r>>12)<<8 | (g>>12)<<4 | bl>>12
+			counts[key]++
+			total++
+		}
+	}
+	most := 0
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	return len(counts), float64(total-most) / float64(total)
+}

@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPageDraws: the page loads, draws vCPU tiles (the canvas is not blank) and
+// fills the HTML around it, in both themes and on a HiDPI screen.
+func TestPageDraws(t *testing.T) {
+	srv := newServer(t, nil)
+	tests := []struct {
+		desc, frag string
+		dpr        float64
+	}{
+		{desc: "default", frag: ""},
+		{desc: "light-hidpi", frag: "#v=1&theme=light", dpr: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			ctx := browser(t, 1400, 900)
+			if tc.dpr > 0 {
+				setDPR(t, ctx, 1400, 900, tc.dpr)
+			}
+			open(t, ctx, srv.URL+"/"+tc.frag)
+			eval[bool](t, ctx, `window.schedplay.play(), true`)
+			waitFor(t, ctx, `window.schedplay.state().now_ns > 2e6`, 30*time.Second)
+			img := screenshot(t, ctx, "#stage", "stage-"+tc.desc)
+			distinct, nonBG := colourStats(img)
+			t.Logf("stage: %d colours, %.0f%% not background", distinct, nonBG*100)
+			if distinct < 6 || nonBG < 0.10 {
+				t.Errorf("the stage looks blank: %d colours, %.1f%% of pixels differ from the background", distinct, nonBG*100)
+			}
+			if tc.dpr > 0 {
+				w := eval[float64](t, ctx, `document.querySelector('#stage canvas').width / document.querySelector('#stage canvas').clientWidth`)
+				if w < tc.dpr-0.01 {
+					t.Errorf("canvas has %.2f device pixels per CSS pixel, want %.1f (HiDPI)", w, tc.dpr)
+				}
+			}
+			screenshot(t, ctx, "", "page-"+tc.desc)
+			st := state(t, ctx)
+			if len(st.CPUs) != st.Scenario.Machine.VCPUs || st.Tiles != st.Scenario.Machine.VCPUs*len(st.Arms) {
+				t.Errorf("state has %d CPUs and %d tiles for %d vCPUs x %d arms", len(st.CPUs), st.Tiles, st.Scenario.Machine.VCPUs, len(st.Arms))
+			}
+			cards := eval[int](t, ctx, `document.querySelectorAll('#cards .card').length`)
+			if cards < 4 {
+				t.Errorf("%d metric cards, want at least 4", cards)
+			}
+		})
+	}
+}
+
+// TestTilesFollowVCPUs moves the vCPU slider like a keyboard user and checks the
+// tile count, the URL and state() follow.
+func TestTilesFollowVCPUs(t *testing.T) {
+	srv := newServer(t, nil)
+	ctx := browser(t, 1280, 860)
+	open(t, ctx, srv.URL+"/#v=1&compare=off")
+	for _, n := range []int{1, 7, 64} {
+		eval[bool](t, ctx, `(() => { const s = document.getElementById('vcpus');
+			s.value = String(s._ladder.indexOf(`+itoa(n)+`)); s.dispatchEvent(new Event('input', {bubbles: true})); return true })()`)
+		waitFor(t, ctx, `window.schedplay.state().tiles === `+itoa(n), 20*time.Second)
+		st := state(t, ctx)
+		if st.Scenario.Machine.VCPUs != n || len(st.CPUs) != n {
+			t.Errorf("vcpus=%d: scenario has %d vCPUs, state %d CPUs", n, st.Scenario.Machine.VCPUs, len(st.CPUs))
+		}
+		if hash := eval[string](t, ctx, `location.hash`); !strings.Contains(hash, "machine.vcpus="+itoa(n)) {
+			t.Errorf("vcpus=%d: URL fragment %q does not carry it", n, hash)
+		}
+		if out := eval[string](t, ctx, `document.getElementById('vcpus-val').textContent`); out != itoa(n) {
+			t.Errorf("vcpus=%d: the control shows %q", n, out)
+		}
+		screenshot(t, ctx, "#stage", "vcpus-"+itoa(n))
+	}
+}
+
+// TestControlsUpdateURLAndState flips controls and checks the fragment and state().
+func TestControlsUpdateURLAndState(t *testing.T) {
+	srv := newServer(t, nil)
+	ctx := browser(t, 1280, 860)
+	open(t, ctx, srv.URL+"/#v=1&compare=off")
+	eval[bool](t, ctx, `document.getElementById('wake-pull').click(), true`)
+	waitFor(t, ctx, `location.hash.includes('sched.wake_pull=1')`, 10*time.Second)
+	if st := state(t, ctx); !st.Scenario.Sched.WakePull {
+		t.Errorf("after turning idle pull on, state().scenario.sched.wake_pull is false")
+	}
+	// A ladder slider: spin cap to 100 000 iterations.
+	eval[bool](t, ctx, `(() => { const s = document.getElementById('spin-cap');
+		s.value = String(s._ladder.indexOf(100000)); s.dispatchEvent(new Event('input', {bubbles: true})); return true })()`)
+	waitFor(t, ctx, `location.hash.includes('sched.idle_spin.cap=100000')`, 10*time.Second)
+	if st := state(t, ctx); st.Scenario.Sched.IdleSpin.Cap != 100000 {
+		t.Errorf("spin cap in state() = %d, want 100000", st.Scenario.Sched.IdleSpin.Cap)
+	}
+	if got := eval[string](t, ctx, `document.getElementById('spin-cap-val').textContent`); !strings.Contains(got, "iter") {
+		t.Errorf("spin cap shows %q, want a value with its unit", got)
+	}
+	// View keys: speed and compare.
+	eval[bool](t, ctx, `(() => { const s = document.getElementById('speed'); s.value = '20us'; s.dispatchEvent(new Event('change')); return true })()`)
+	waitFor(t, ctx, `location.hash.includes('speed=20us')`, 10*time.Second)
+	if msg := eval[string](t, ctx, `window.schedplay.set('machine.vcpus', '100000') || ''`); !strings.Contains(msg, "machine.vcpus") {
+		t.Errorf("an out-of-range set() returned %q, want a message naming machine.vcpus", msg)
+	}
+}
+
+// TestReloadReproduces opens a link, runs to a simulated instant, and checks that a
+// reload of the same URL gives the same scenario and the same metrics there.
+func TestReloadReproduces(t *testing.T) {
+	srv := newServer(t, nil)
+	ctx := browser(t, 1280, 860)
+	url := srv.URL + "/#v=1&preset=tpcb-32vcpu&workload.clients=48&seed=7&compare=sched.wake_pull&speed=max"
+	const at = "60000000" // 60 ms simulated
+	run := func() (pageState, string) {
+		open(t, ctx, url)
+		eval[bool](t, ctx, `window.schedplay.runTo(`+at+`), true`)
+		waitFor(t, ctx, `(s => !s.playing && s.now_ns === `+at+`)(window.schedplay.state())`, 60*time.Second)
+		return state(t, ctx), eval[string](t, ctx, `JSON.stringify(window.schedplay.state().arms.map(a => a.metrics))`)
+	}
+	s1, m1 := run()
+	if s1.Scenario.Seed != 7 || s1.Scenario.Workload.Clients != 48 || len(s1.Arms) != 2 {
+		t.Fatalf("the link did not load: seed %d, clients %d, %d arms", s1.Scenario.Seed, s1.Scenario.Workload.Clients, len(s1.Arms))
+	}
+	if !strings.Contains(m1, `"completed":`) || strings.Contains(m1, `"completed":0,`) {
+		t.Errorf("no completions by 60 ms: %s", m1)
+	}
+	eval[bool](t, ctx, `location.reload(), true`)
+	s2, m2 := run()
+	if s2.Fragment != s1.Fragment {
+		t.Errorf("fragment after reload %q, before %q", s2.Fragment, s1.Fragment)
+	}
+	if m1 != m2 {
+		t.Errorf("metrics differ at the same simulated time:\nfirst  %s\nreload %s", m1, m2)
+	}
+}
+
+// TestEmbedHidesChrome: embed=1 hides the controls and header and autoplays.
+func TestEmbedHidesChrome(t *testing.T) {
+	srv := newServer(t, nil)
+	ctx := browser(t, 800, 450)
+	open(t, ctx, srv.URL+"/#v=1&embed=1")
+	for _, id := range []string{"panel", "top", "charts", "vcpus", "play"} {
+		if vis := eval[bool](t, ctx, `(e => !!e && e.getClientRects().length > 0)(document.getElementById('`+id+`'))`); vis {
+			t.Errorf("#%s is visible in embed mode", id)
+		}
+	}
+	waitFor(t, ctx, `window.schedplay.state().playing && window.schedplay.state().now_ns > 0`, 20*time.Second)
+	fits := eval[bool](t, ctx, `document.documentElement.scrollHeight <= window.innerHeight + 2`)
+	if !fits {
+		t.Errorf("embed does not fit the frame: page height %v, frame %v", eval[float64](t, ctx, `document.documentElement.scrollHeight`), eval[float64](t, ctx, `window.innerHeight`))
+	}
+	screenshot(t, ctx, "", "embed")
+}
+
+// TestMalformedFragment: a hostile or broken link shows a message naming each bad
+// key and the page still runs with defaults.
+func TestMalformedFragment(t *testing.T) {
+	srv := newServer(t, nil)
+	ctx := browser(t, 1280, 860)
+	open(t, ctx, srv.URL+"/#v=1&machine.vcpus=9999&bogus=1&speed=warp&%3Cimg%20src=x%20onerror=alert(1)%3E=1")
+	text := eval[string](t, ctx, `(e => e.hidden ? '' : e.innerText)(document.getElementById('problems'))`)
+	for _, key := range []string{"machine.vcpus", "bogus", "speed", "<img"} {
+		if !strings.Contains(text, key) {
+			t.Errorf("the problem message does not name %q:\n%s", key, text)
+		}
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('#problems img').length`); n != 0 {
+		t.Errorf("markup from the fragment was rendered as HTML")
+	}
+	st := state(t, ctx)
+	if st.Scenario.Machine.VCPUs != 32 || st.Tiles == 0 {
+		t.Errorf("defaults not used: %d vCPUs, %d tiles", st.Scenario.Machine.VCPUs, st.Tiles)
+	}
+	if strings.Contains(st.Fragment, "9999") || strings.Contains(st.Fragment, "bogus") {
+		t.Errorf("bad keys kept in the fragment: %s", st.Fragment)
+	}
+	screenshot(t, ctx, "", "malformed")
+}
+
+func itoa(n int) string {
+	const digits = "0123456789"
+	if n < 10 {
+		return digits[n : n+1]
+	}
+	return itoa(n/10) + digits[n%10:n%10+1]
+}

@@ -1,0 +1,217 @@
+// Package wasmbuild builds the playground's browser bundle: static/schedplay.wasm
+// (GOOS=js GOARCH=wasm, stripped), its gzip sibling for precompressed serving, and
+// wasm_exec.js from the same Go toolchain (the glue must match the compiler). It
+// rebuilds only when an input is newer than the output, so `schedplay serve` and the
+// browser tests can call it on every start.
+package wasmbuild
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Output paths, relative to the repository root.
+const (
+	WasmPath     = "static/schedplay.wasm"
+	GzipPath     = "static/schedplay.wasm.gz"
+	WasmExecPath = "static/wasm_exec.js"
+)
+
+// inputDirs are the directories whose files go into the wasm: the program, the
+// engine and the embedded presets; go.mod and go.sum pin the dependencies.
+func inputDirs() []string { return []string{"engine", "wasm", "examples"} }
+
+// EnsureBuilt builds the bundle under repoRoot when the wasm is missing or older
+// than any input, writes the gzip sibling, and refreshes wasm_exec.js. Progress goes
+// to log. A cold build takes about a minute on two cores.
+func EnsureBuilt(repoRoot string, log io.Writer) error {
+	goBin, err := goCommand()
+	if err != nil {
+		return err
+	}
+	if err := copyWasmExec(repoRoot, goBin); err != nil {
+		return err
+	}
+	out := filepath.Join(repoRoot, WasmPath)
+	newest, newestPath, err := newestInput(repoRoot)
+	if err != nil {
+		return err
+	}
+	wasmInfo, werr := os.Stat(out)
+	gzInfo, gerr := os.Stat(filepath.Join(repoRoot, GzipPath))
+	if werr == nil && gerr == nil && !wasmInfo.ModTime().Before(newest) && !gzInfo.ModTime().Before(wasmInfo.ModTime()) {
+		return nil
+	}
+	reason := "missing"
+	if werr == nil {
+		reason = newestPath + " is newer"
+	}
+	fmt.Fprintf(log, "wasmbuild: building %s (%s)\n", WasmPath, reason)
+	start := time.Now()
+	if err := build(repoRoot, goBin, out); err != nil {
+		return err
+	}
+	raw, gz, err := writeGzip(out, filepath.Join(repoRoot, GzipPath))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "wasmbuild: built in %.1fs: %.1f MB, %.2f MB gzip\n", time.Since(start).Seconds(), float64(raw)/1e6, float64(gz)/1e6)
+	return nil
+}
+
+// goCommand finds the go tool: $GOROOT/bin/go of the running toolchain when set,
+// else go on PATH.
+func goCommand() (string, error) {
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("wasmbuild: the go command is needed to build the playground: %w", err)
+	}
+	return p, nil
+}
+
+// newestInput returns the latest modification time among the inputs.
+func newestInput(root string) (time.Time, string, error) {
+	var newest time.Time
+	var newestPath string
+	consider := func(path string, info fs.FileInfo) {
+		if info.ModTime().After(newest) {
+			newest, newestPath = info.ModTime(), path
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if info, err := os.Stat(filepath.Join(root, f)); err == nil {
+			consider(f, info)
+		}
+	}
+	for _, d := range inputDirs() {
+		err := filepath.WalkDir(filepath.Join(root, d), func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() {
+				if name := e.Name(); name == "testdata" || strings.HasPrefix(name, ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			// Go sources (tests excluded: they are not in the binary) and embedded data.
+			name := e.Name()
+			if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || strings.HasSuffix(name, ".json") {
+				info, err := e.Info()
+				if err != nil {
+					return err
+				}
+				rel, _ := filepath.Rel(root, path)
+				consider(rel, info)
+			}
+			return nil
+		})
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("wasmbuild: scanning %s: %w", d, err)
+		}
+	}
+	if newest.IsZero() {
+		return newest, "", errors.New("wasmbuild: no sources found under " + root)
+	}
+	return newest, newestPath, nil
+}
+
+// build compiles ./wasm to out via a temporary file, so a reader never sees half a
+// binary and a failed build leaves the old one in place.
+func build(root, goBin, out string) error {
+	// A unique name: the tests and a server may build at the same time.
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
+	cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", tmp, "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	if err := cmd.Run(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("wasmbuild: go build ./wasm: %v\n%s", err, stderr.String())
+	}
+	return os.Rename(tmp, out)
+}
+
+// writeGzip compresses src at the best level to dst (for Content-Encoding: gzip).
+func writeGzip(src, dst string) (raw, gz int64, err error) {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return 0, 0, err
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return 0, 0, err
+	}
+	if err := zw.Close(); err != nil {
+		return 0, 0, err
+	}
+	if err := writeAtomic(dst, buf.Bytes()); err != nil {
+		return 0, 0, err
+	}
+	return int64(len(data)), int64(buf.Len()), nil
+}
+
+// copyWasmExec refreshes static/wasm_exec.js from the toolchain's lib/wasm (or
+// misc/wasm before Go 1.24) when it differs.
+func copyWasmExec(root, goBin string) error {
+	out, err := exec.Command(goBin, "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("wasmbuild: go env GOROOT: %w", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	var src []byte
+	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} {
+		if src, err = os.ReadFile(filepath.Join(goroot, p)); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("wasmbuild: wasm_exec.js not found in %s: %w", goroot, err)
+	}
+	dst := filepath.Join(root, WasmExecPath)
+	if cur, err := os.ReadFile(dst); err == nil && bytes.Equal(cur, src) {
+		return nil
+	}
+	return writeAtomic(dst, src)
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,431 @@
+// schedplay page script: loads the wasm, builds the HTML controls from the model's
+// description of them, mirrors the model into the DOM a few times a second, keeps
+// the URL fragment in step, and exposes window.schedplay. It decides nothing about
+// the simulation or what is drawn: that is all Go (wasm/play, wasm/view), reached
+// through window.schedplayCore, whose functions take and return strings.
+'use strict';
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const stage = $('stage');
+  const SVG = 'http://www.w3.org/2000/svg';
+
+  // Ebiten sizes its canvas (in device pixels) from document.body's client size and
+  // re-reads it on window resize. The canvas lives inside the stage, so answer with
+  // the stage's size, and turn stage resizes into resize events.
+  for (const prop of ['clientWidth', 'clientHeight']) {
+    Object.defineProperty(document.body, prop, { configurable: true, get: () => stage[prop] });
+  }
+  new ResizeObserver(() => window.dispatchEvent(new Event('resize'))).observe(stage);
+
+  // A page under /s/{id} shows a shared scenario; fetch it while the wasm loads.
+  let sharedError = '';
+  let shared = null;
+  const shareMatch = location.pathname.match(/^\/s\/([A-Za-z0-9_-]{1,64})\/?$/);
+  const sharedP = shareMatch
+    ? fetch('/api/share/' + shareMatch[1]).then((r) => {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.text();
+    }).catch((e) => { sharedError = 'shared scenario ' + shareMatch[1] + ': ' + e.message + '; showing the default preset'; return null; })
+    : Promise.resolve(null);
+
+  let core = null;
+  let meta = null;
+  let ui = null;
+  let lastHash = null;
+  let readyResolve;
+  const ready = new Promise((r) => { readyResolve = r; });
+
+  async function start() {
+    const go = new Go();
+    let inst;
+    try {
+      inst = (await WebAssembly.instantiateStreaming(fetch('/schedplay.wasm'), go.importObject)).instance;
+    } catch (e) {
+      // A server without the application/wasm type: fall back to a plain fetch.
+      const buf = await (await fetch('/schedplay.wasm')).arrayBuffer();
+      inst = (await WebAssembly.instantiate(buf, go.importObject)).instance;
+    }
+    shared = await sharedP;
+    go.run(inst); // runs main until Ebiten waits for the first frame
+    core = window.schedplayCore;
+    const canvas = document.querySelector('body > canvas');
+    if (canvas) {
+      canvas.setAttribute('aria-label', 'vCPU tiles; click a tile or a thread chip for an explanation');
+      canvas.setAttribute('role', 'img');
+      stage.appendChild(canvas);
+      window.scrollTo(0, 0); // Ebiten focuses the canvas, which scrolls it into view
+      canvas.addEventListener('click', (e) => { core.click(e.offsetX, e.offsetY); refresh(); });
+      window.dispatchEvent(new Event('resize'));
+    }
+    $('loading').remove();
+    core.load(location.hash, shared);
+    refresh();
+    setInterval(refresh, 250);
+    readyResolve();
+  }
+
+  // ---- Commands -------------------------------------------------------------
+
+  function set(path, value) {
+    const err = core.set(path, String(value));
+    refresh();
+    return err || null;
+  }
+  function cmd(name, ...args) { const r = core.cmd(name, ...args); refresh(); return r; }
+
+  // ---- Building the controls from meta --------------------------------------
+
+  function el(tag, attrs = {}, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === 'text') e.textContent = v; else if (v !== undefined && v !== null) e.setAttribute(k, v);
+    }
+    for (const k of kids) e.append(k);
+    return e;
+  }
+
+  function fillSelect(sel, options, value) {
+    sel.replaceChildren(...options.map((o) => el('option', { value: o.value, text: o.label })));
+    if (value !== undefined) sel.value = value;
+  }
+
+  function buildControls() {
+    meta = JSON.parse(core.meta());
+    applyCSS(meta.css);
+    fillSelect($('preset'), meta.shared ? [{ value: '', label: 'shared scenario' }, ...meta.presets] : meta.presets);
+    fillSelect($('speed'), meta.speeds);
+    fillSelect($('compare'), meta.compare);
+    fillSelect($('chart-metric'), [
+      { value: 'throughput', label: 'throughput' }, { value: 'busy', label: 'busy vCPUs' },
+      { value: 'ipis', label: 'IPIs/s' }, { value: 'halts', label: 'halt VM exits/s' }]);
+    const box = $('controls');
+    box.replaceChildren();
+    for (const group of meta.groups) {
+      const ctls = meta.controls.filter((c) => c.group === group);
+      if (!ctls.length) continue;
+      const fs = el('fieldset', { class: 'group' }, el('legend', { text: group }));
+      for (const c of ctls) fs.append(buildControl(c));
+      box.append(fs);
+    }
+  }
+
+  function buildControl(c) {
+    // A select shows its own value; other controls show value and unit beside the label.
+    const out = el('output', { id: c.id + '-val', for: c.id, hidden: c.kind === 'select' ? '' : null });
+    const label = el('label', { for: c.id, text: c.label, title: c.tip });
+    const head = el('div', { class: 'ctl-head' }, label, out);
+    const note = el('div', { class: 'note', id: c.id + '-note' });
+    let input;
+    switch (c.kind) {
+      case 'toggle':
+        input = el('input', { type: 'checkbox', role: 'switch', class: 'switch', id: c.id, title: c.tip });
+        input.addEventListener('change', () => set(c.path, input.checked ? '1' : '0'));
+        return el('div', { class: 'ctl toggle', 'data-path': c.path }, el('div', { class: 'ctl-head' }, label, out), input, note);
+      case 'select':
+        input = el('select', { id: c.id, title: c.tip });
+        fillSelect(input, c.options);
+        input.addEventListener('change', () => set(c.path, input.value));
+        break;
+      case 'number':
+        input = el('input', { type: 'number', id: c.id, title: c.tip, min: '0', step: '1', inputmode: 'numeric' });
+        input.addEventListener('change', () => set(c.path, input.value));
+        break;
+      default: // range over a ladder of values
+        input = el('input', { type: 'range', id: c.id, title: c.tip, min: '0', step: '1' });
+        input.addEventListener('input', () => {
+          const v = input._ladder ? input._ladder[+input.value] : input.value;
+          set(c.path, v);
+        });
+    }
+    return el('div', { class: 'ctl', 'data-path': c.path }, head, input, note);
+  }
+
+  function applyCSS(vars) {
+    for (const [k, v] of Object.entries(vars || {})) document.documentElement.style.setProperty(k, v);
+  }
+
+  // ---- Mirroring the model into the page ------------------------------------
+
+  function refresh() {
+    if (!core) return;
+    ui = JSON.parse(core.ui());
+    if (!meta || meta.version !== ui.meta_version) buildControls();
+    const root = document.documentElement;
+    root.classList.toggle('theme-light', ui.theme === 'light');
+    document.body.classList.toggle('embed', ui.embed);
+    document.body.classList.toggle('hide-controls', (ui.hide || []).includes('controls'));
+    document.body.classList.toggle('hide-charts', (ui.hide || []).includes('charts'));
+    $('embed-bar').hidden = !ui.embed;
+
+    // URL: replace (not push) so the back button is not flooded by slider moves.
+    const hash = '#' + ui.fragment;
+    if (location.hash !== hash) {
+      history.replaceState(null, '', hash);
+    }
+    lastHash = location.hash;
+
+    if (document.activeElement !== $('preset')) $('preset').value = ui.preset;
+    const sum = $('summary');
+    sum.replaceChildren();
+    if (ui.summary) sum.append('compare: ', el('b', { text: ui.summary }), ', seed ' + ui.seed);
+    else sum.append('seed ' + ui.seed);
+    if (ui.description) $('preset').title = ui.description;
+
+    // Time controls.
+    const play = $('play');
+    play.setAttribute('aria-pressed', String(ui.playing));
+    play.querySelector('.ico').textContent = ui.playing ? '❚❚' : '▶';
+    play.querySelector('.lbl').textContent = ui.playing ? 'Pause' : (ui.done ? 'Replay' : 'Play');
+    $('embed-play').firstElementChild.textContent = ui.playing ? '❚❚' : '▶';
+    $('embed-time').textContent = ui.time;
+    if (document.activeElement !== $('speed')) $('speed').value = ui.speed;
+    $('speed-val').textContent = ui.eff_speed ? 'now ' + ui.eff_speed : '';
+    $('sim-time').textContent = ui.time;
+    $('horizon').textContent = 'of ' + ui.horizon;
+    $('progress-bar').style.width = (100 * ui.now_ns / Math.max(ui.end_ns, 1)).toFixed(2) + '%';
+    $('message').textContent = ui.message || '';
+    if (document.activeElement !== $('compare')) $('compare').value = ui.compare;
+
+    for (const cv of ui.controls) updateControl(cv);
+    renderProblems();
+    renderPanes();
+    renderCards();
+    $('warmup').textContent = ui.warmup || '';
+    $('explain').textContent = ui.explain || 'Click a vCPU or a thread chip to see why the scheduler last did what it did.';
+    renderChart($('chart-time'), ui.time_chart, $('time-legend'));
+    renderChart($('chart-sweep'), ui.sweep, null);
+    $('sweep-note').textContent = ui.sweep.note || '';
+    $('sweep').hidden = !ui.sweep.button;
+    renderChart($('chart-hist'), ui.hist, null);
+    $('hist-title').textContent = ui.hist.title;
+    $('hist-note').textContent = ui.hist.note || '';
+    if (ui.embed) fitEmbed();
+  }
+
+  function updateControl(cv) {
+    const input = $(cv.id);
+    if (!input) return;
+    const out = $(cv.id + '-val');
+    if (out) {
+      out.textContent = cv.locked ? cv.note : cv.display;
+      out.hidden = input.tagName === 'SELECT' && !cv.locked;
+    }
+    input.disabled = !!cv.locked;
+    input.closest('.ctl').classList.toggle('locked', !!cv.locked);
+    const note = $(cv.id + '-note');
+    if (note) note.textContent = cv.locked ? 'compared: set by each arm' : (cv.note || '');
+    if (document.activeElement === input && input.type !== 'checkbox') return; // do not fight the user
+    if (input.type === 'range') {
+      input._ladder = cv.ladder;
+      input.max = String(cv.ladder.length - 1);
+      input.value = String(cv.index);
+      input.setAttribute('aria-valuetext', cv.display);
+    } else if (input.type === 'checkbox') {
+      input.checked = cv.value === '1';
+      input.setAttribute('aria-checked', String(input.checked));
+    } else {
+      input.value = cv.value;
+    }
+  }
+
+  function renderProblems() {
+    const box = $('problems');
+    const probs = [...(ui.problems || []), ...(core.presetProblems || [])];
+    if (sharedError) probs.unshift(sharedError);
+    if (!probs.length) { box.hidden = true; box.replaceChildren(); return; }
+    const key = probs.join('\n');
+    if (box._key === key) return;
+    box._key = key;
+    box.replaceChildren(el('p', { text: 'Parts of this link could not be used, so defaults stand in for them:' }),
+      ...probs.map((p) => el('p', {}, el('code', { text: p }))));
+    box.hidden = false;
+  }
+
+  function renderPanes() {
+    const box = $('pane-titles');
+    const panes = ui.panes || [];
+    while (box.children.length > panes.length) box.lastChild.remove();
+    while (box.children.length < panes.length) box.append(el('div', { class: 'pane-title' }));
+    panes.forEach((p, i) => {
+      const d = box.children[i];
+      if (panes.length < 2) { d.textContent = ''; return; }
+      d.style.left = p.x + 'px';
+      d.style.top = (p.y + 3) + 'px';
+      d.style.width = p.w + 'px';
+      const parts = p.title.split(' · ');
+      d.replaceChildren(el('span', {}, el('b', { text: parts.slice(0, 2).join(' · ') }), ' · ' + parts.slice(2).join(' · ')));
+    });
+  }
+
+  function renderCards() {
+    const box = $('cards');
+    while (box.children.length > ui.cards.length) box.lastChild.remove();
+    ui.cards.forEach((c, i) => {
+      let d = box.children[i];
+      if (!d) {
+        d = el('div', { class: 'card' }, el('div', { class: 'label' }), el('div', { class: 'value' }), el('div', { class: 'sub' }));
+        box.append(d);
+      }
+      d.dataset.id = c.id;
+      d.children[0].textContent = c.label;
+      const v = d.children[1];
+      if (c.b) {
+        v.replaceChildren(el('span', { class: 'a', text: c.a }), el('span', { class: 'arrow', text: '→' }), c.b);
+        v.setAttribute('aria-label', c.label + ': A ' + c.a + ', B ' + c.b + (c.change ? ', ' + c.change : ''));
+      } else {
+        v.replaceChildren(c.a);
+        v.removeAttribute('aria-label');
+      }
+      const sub = d.children[2];
+      sub.replaceChildren();
+      if (c.change) sub.append(el('span', { class: c.verdict || '', text: c.change }));
+      if (c.note) sub.append((c.change ? ' · ' : '') + c.note);
+    });
+  }
+
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
+    }
+    return e;
+  }
+
+  // renderChart draws a chart the Go side laid out (paths in a 320x150 viewBox).
+  function renderChart(box, ch, legend) {
+    const key = JSON.stringify(ch);
+    if (box._key === key) return;
+    box._key = key;
+    const kids = [];
+    const plotBottom = 128, plotLeft = 40, plotRight = 310;
+    kids.push(svg('line', { class: 'axis', x1: plotLeft, x2: plotRight, y1: plotBottom, y2: plotBottom }));
+    for (const t of ch.yticks || []) {
+      kids.push(svg('line', { class: 'axis', x1: plotLeft, x2: plotRight, y1: t.pos, y2: t.pos, 'stroke-dasharray': '2 3', opacity: '.6' }));
+      kids.push(svg('text', { x: plotLeft - 4, y: t.pos + 3, 'text-anchor': 'end', text: t.text }));
+    }
+    for (const t of ch.xticks || []) {
+      kids.push(svg('text', { x: t.pos, y: plotBottom + 14, 'text-anchor': 'middle', text: t.text }));
+    }
+    for (const b of ch.bars || []) {
+      const r = svg('rect', { x: b.x, y: b.y, width: Math.max(b.w, 0.5), height: Math.max(b.h, 0), fill: b.color, rx: 1 });
+      r.append(svg('title', { text: b.title }));
+      kids.push(r);
+    }
+    for (const l of ch.lines || []) {
+      if (l.d) kids.push(svg('path', { class: 'line', d: l.d, stroke: l.color }));
+      for (const d of l.dots || []) {
+        const c = svg('circle', { class: 'dot', cx: d.x, cy: d.y, r: 3.5, stroke: l.color });
+        c.append(svg('title', { text: d.title }));
+        kids.push(c);
+      }
+    }
+    if (ch.empty) kids.push(svg('text', { class: 'empty', x: 175, y: 70, 'text-anchor': 'middle', text: ch.empty }));
+    box.replaceChildren(...kids);
+    if (legend) {
+      legend.replaceChildren(...(ch.lines || []).filter((l) => l.name).map((l) => {
+        const i = el('i'); i.style.background = l.color;
+        return el('span', {}, i, l.name);
+      }));
+    }
+  }
+
+  function fitEmbed() {
+    const card = stage.closest('.stage-card');
+    const chrome = card.offsetHeight - stage.offsetHeight + 14;
+    document.documentElement.style.setProperty('--embed-chrome', chrome + 'px');
+    const u = new URL(location.href);
+    u.hash = ui.fragment.replace(/&embed=1/, '');
+    $('embed-open').href = u.href;
+  }
+
+  // ---- Copy and share -------------------------------------------------------
+
+  function toast(msg) {
+    const t = $('toast');
+    t.textContent = msg;
+    t.hidden = false;
+    clearTimeout(t._timer);
+    t._timer = setTimeout(() => { t.hidden = true; }, 3500);
+  }
+
+  async function copy(text, what) {
+    try {
+      await navigator.clipboard.writeText(text);
+      toast(what + ' copied.');
+      return;
+    } catch (e) { /* not a secure context or no permission: fall through */ }
+    const ta = $('copy-fallback');
+    ta.value = text;
+    ta.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+    toast(ok ? what + ' copied.' : what + ': ' + text);
+  }
+
+  function pageURL() { return location.origin + location.pathname; }
+
+  async function share() {
+    const fallback = () => copy(pageURL() + '#' + core.fragment(), 'Link');
+    try {
+      const r = await fetch('/api/share', { method: 'POST', headers: { 'content-type': 'application/json' }, body: core.scenario() });
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      const res = await r.json();
+      const u = new URL(res.url || ('/s/' + res.id), location.origin);
+      u.hash = core.shareFragment();
+      await copy(u.href, 'Share link');
+    } catch (e) {
+      await fallback();
+      toast('Sharing is not available here (' + e.message + '); copied the full link instead.');
+    }
+  }
+
+  // ---- Wiring ---------------------------------------------------------------
+
+  $('play').addEventListener('click', () => cmd('toggle'));
+  $('embed-play').addEventListener('click', () => cmd('toggle'));
+  $('step').addEventListener('click', () => cmd('step'));
+  $('reset').addEventListener('click', () => cmd('reset'));
+  $('sweep').addEventListener('click', () => cmd('sweep'));
+  $('speed').addEventListener('change', (e) => set('speed', e.target.value));
+  $('compare').addEventListener('change', (e) => set('compare', e.target.value));
+  $('preset').addEventListener('change', (e) => { if (e.target.value) set('preset', e.target.value); });
+  $('chart-metric').addEventListener('change', (e) => set('chart', e.target.value));
+  $('theme').addEventListener('click', () => set('theme', ui && ui.theme === 'light' ? 'dark' : 'light'));
+  $('copy-link').addEventListener('click', () => copy(pageURL() + '#' + core.fragment(), 'Link'));
+  $('copy-embed').addEventListener('click', () => copy(core.embedCode(pageURL()), 'Embed code'));
+  $('share').addEventListener('click', share);
+  window.addEventListener('hashchange', () => {
+    if (core && location.hash !== lastHash) { core.load(location.hash, shared); refresh(); }
+  });
+  document.addEventListener('keydown', (e) => {
+    if (!core || e.ctrlKey || e.metaKey || e.altKey) return;
+    const t = e.target;
+    if (t.closest && t.closest('input, select, textarea, button, a')) return;
+    if (e.key === ' ') { e.preventDefault(); cmd('toggle'); }
+    else if (e.key === '.') cmd('step');
+    else if (e.key === 'r' || e.key === 'R') cmd('reset');
+  });
+
+  // ---- Public API -----------------------------------------------------------
+
+  window.schedplay = {
+    ready,
+    state: () => JSON.parse(core.state()),
+    set,
+    play: () => cmd('play'),
+    pause: () => cmd('pause'),
+    step: () => cmd('step'),
+    reset: () => cmd('reset'),
+    runTo: (ns) => cmd('runTo', Number(ns)),
+    sweep: () => cmd('sweep'),
+    select: (arm, cpu, thread = -1) => cmd('select', arm, cpu, thread),
+    perfReset: () => cmd('perfReset'),
+    fragment: () => core.fragment(),
+  };
+
+  start().catch((e) => {
+    const l = $('loading');
+    if (l) l.textContent = 'The simulator failed to load: ' + e.message;
+    console.error(e);
+  });
+})();

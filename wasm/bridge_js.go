@@ -1,0 +1,98 @@
+package main
+
+import (
+	"strconv"
+	"syscall/js"
+)
+
+// registerBridge publishes window.schedplayCore, the page script's handle on the
+// model. Every function takes and returns strings (JSON where structured), so the
+// JavaScript side stays a plain DOM layer; static/app.js wraps it as the public
+// window.schedplay API. problems are preset-loading problems to report.
+func registerBridge(g *game, problems []string) {
+	core := js.Global().Get("Object").New()
+	fn := func(name string, f func(args []js.Value) any) {
+		core.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return f(args)
+		}))
+	}
+	str := func(args []js.Value, i int) string {
+		if i < len(args) && args[i].Type() == js.TypeString {
+			return args[i].String()
+		}
+		return ""
+	}
+	num := func(args []js.Value, i int) float64 {
+		if i < len(args) && args[i].Type() == js.TypeNumber {
+			return args[i].Float()
+		}
+		return 0
+	}
+	encoded := func(b []byte, err error) any {
+		if err != nil {
+			return `{"error":` + strconv.Quote(err.Error()) + `}`
+		}
+		return string(b)
+	}
+	m := g.m
+	fn("load", func(args []js.Value) any {
+		var shared []byte
+		if len(args) > 1 && args[1].Type() == js.TypeString {
+			shared = []byte(args[1].String())
+		}
+		m.Load(str(args, 0), shared)
+		return nil
+	})
+	fn("meta", func([]js.Value) any { return encoded(m.MetaJSON()) })
+	fn("ui", func([]js.Value) any { return encoded(m.UIJSON()) })
+	fn("state", func([]js.Value) any { return encoded(m.StateJSON()) })
+	fn("scenario", func([]js.Value) any { return encoded(m.ScenarioJSON()) })
+	fn("fragment", func([]js.Value) any { return m.Fragment() })
+	fn("shareFragment", func([]js.Value) any { return m.ShareFragment() })
+	fn("embedCode", func(args []js.Value) any { return m.EmbedCode(str(args, 0)) })
+	fn("set", func(args []js.Value) any { return m.Set(str(args, 0), str(args, 1)) })
+	fn("click", func(args []js.Value) any { m.Click(num(args, 0), num(args, 1)); return nil })
+	fn("cmd", func(args []js.Value) any {
+		switch str(args, 0) {
+		case "play":
+			m.Play()
+		case "pause":
+			m.Pause()
+		case "toggle":
+			if m.Playing() {
+				m.Pause()
+			} else {
+				m.Play()
+			}
+		case "step":
+			m.Step()
+		case "reset":
+			m.Reset()
+		case "sweep":
+			m.StartSweep()
+		case "runTo":
+			m.RunTo(int64(num(args, 1)))
+		case "antialias":
+			g.ebitenAA = num(args, 1) != 0
+		case "perfReset":
+			m.ResetPerf()
+		case "select":
+			m.Select(int(num(args, 1)), int(num(args, 2)), int(num(args, 3)))
+		default:
+			return "unknown command " + strconv.Quote(str(args, 0))
+		}
+		return ""
+	})
+	probs := js.Global().Get("Array").New()
+	for _, p := range problems {
+		probs.Call("push", p)
+	}
+	core.Set("presetProblems", probs)
+	js.Global().Set("schedplayCore", core)
+}
+
+func logError(err error) {
+	js.Global().Get("console").Call("error", "schedplay: "+err.Error())
+}

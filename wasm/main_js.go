@@ -1,0 +1,34 @@
+// Command wasm is the schedplay playground in the browser: the engine and an Ebiten
+// game that draws it, built with GOOS=js GOARCH=wasm into static/schedplay.wasm.
+//
+// The program is a thin shell (see STYLE.md, "wasm/"): play.Model holds all state
+// and decides what is drawn; game.go hands Ebiten's Update and Draw to it and paints
+// its mesh; bridge.go lets the page's JavaScript drive it. All files carry the _js
+// suffix, so native builds and `go vet ./...` skip this package.
+package main
+
+import (
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"schedplay/wasm/play"
+)
+
+func main() {
+	start := time.Now()
+	// Go's monotonic clock under js/wasm is performance.now(); the model's budget
+	// checks use it directly, without a JavaScript call each time.
+	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
+	presets, probs := play.BuiltinPresets()
+	m := play.New(play.Options{Presets: presets, Clock: clock})
+	g := newGame(m)
+	registerBridge(g, probs)
+
+	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per frame; the model scales by wall time
+	ebiten.SetRunnableOnUnfocused(true)
+	ebiten.SetScreenClearedEveryFrame(true)
+	if err := ebiten.RunGameWithOptions(g, &ebiten.RunGameOptions{ScreenTransparent: true}); err != nil {
+		logError(err)
+	}
+}

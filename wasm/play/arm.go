@@ -1,0 +1,171 @@
+package play
+
+import (
+	"schedplay/engine"
+	"schedplay/wasm/view"
+)
+
+// Arm is one simulation the stage shows: the whole run in single mode, or one side
+// of a comparison. Both arms of a comparison always sit at the same simulated time.
+type Arm struct {
+	// Name is the arm's short label ("pull off"); Set its knob overrides.
+	Name string
+	Set  []string
+	Sc   engine.Scenario
+	Sim  *engine.Sim
+	// vals are Sc's knob values (see knobValues).
+	vals map[string]string
+	// Snap is the machine as of the last Update (reused every frame).
+	Snap engine.Snapshot
+
+	vis        []engine.VisEvent
+	flights    []flight
+	migrations []migration
+	series     view.Series
+	hist       view.Histogram
+	// results caches Sim.Results for the UI (recomputed at most once per UI poll).
+	results   engine.Results
+	resultsAt int64
+}
+
+// flight is an IPI being animated: in the air while the simulated clock is between
+// sent and due, then a fading trail for trailMs of wall time.
+type flight struct {
+	kind     engine.IPIKind
+	from, to int
+	sent     int64
+	due      int64
+	// landedMs is the wall time at which the trail started (0 while in the air).
+	landedMs float64
+}
+
+// migration is a thread chip sliding from one tile to another, in wall time.
+type migration struct {
+	thread   int
+	from, to int
+	startMs  float64
+}
+
+// Animation limits: enough to read the pattern at full speed without letting a
+// burst of thousands of IPIs cost more to draw than the frame allows.
+const (
+	maxFlights    = 20
+	maxMigrations = 12
+	trailMs       = 320
+	slideMs       = 500
+)
+
+// seriesWidthNs is the first bucket width of the over-time charts; it doubles as the
+// run grows (view.Series).
+const (
+	seriesWidthNs = 1_000_000
+	seriesMax     = 240
+)
+
+func newArm(name string, set []string, sc engine.Scenario) (*Arm, error) {
+	sim, err := engine.NewSim(sc)
+	if err != nil {
+		return nil, err
+	}
+	a := &Arm{Name: name, Set: set, Sc: sc, Sim: sim, series: view.NewSeries(seriesWidthNs, seriesMax), resultsAt: -1}
+	a.hist = view.NewHistogram()
+	a.vals, _ = knobValues(sc)
+	a.vis = make([]engine.VisEvent, 0, 4096)
+	sim.Snapshot(&a.Snap)
+	return a, nil
+}
+
+// runUntil advances the simulation to t and takes in what happened.
+// runUntil advances the simulation to t and takes in what happened; slides says
+// whether to animate migrations (see Model.slides).
+func (a *Arm) runUntil(t int64, wallMs float64, slides bool) {
+	a.Sim.RunUntil(t)
+	a.drain(wallMs, slides)
+}
+
+// step processes one event.
+func (a *Arm) step(wallMs float64) {
+	a.Sim.Step()
+	a.drain(wallMs, true)
+}
+
+// drain turns the engine's visual events into animation state and histogram counts.
+func (a *Arm) drain(wallMs float64, slides bool) {
+	a.vis = a.Sim.DrainVis(a.vis[:0])
+	for _, e := range a.vis {
+		switch e.Kind {
+		case engine.VisIPISend:
+			if len(a.flights) == maxFlights {
+				copy(a.flights, a.flights[1:])
+				a.flights = a.flights[:maxFlights-1]
+			}
+			a.flights = append(a.flights, flight{kind: e.IPI, from: int(e.CPU), to: int(e.Other),
+				sent: e.AtNs, due: e.AtNs + int64(max(e.Arg, 1))})
+		case engine.VisMigrate:
+			if !slides {
+				continue
+			}
+			if len(a.migrations) == maxMigrations {
+				copy(a.migrations, a.migrations[1:])
+				a.migrations = a.migrations[:maxMigrations-1]
+			}
+			a.migrations = append(a.migrations, migration{thread: int(e.Thread), from: int(e.CPU), to: int(e.Other), startMs: wallMs})
+		case engine.VisComplete:
+			if e.Arg > 0 {
+				a.hist.Add(float64(e.Arg))
+			}
+		}
+	}
+}
+
+// settle runs after a frame's stepping: it snapshots the machine, feeds the charts
+// and ages the animations.
+func (a *Arm) settle(wallMs float64) {
+	a.Sim.Snapshot(&a.Snap)
+	l := &a.Snap.Live
+	a.series.Add(a.Snap.NowNs, view.Totals{
+		Completed: l.Completed, IPIs: l.IPIs[0] + l.IPIs[1] + l.IPIs[2], HaltExits: l.HaltExits,
+		BusyNs: l.BusyNs, IdleOverNs: l.IdleOverNs,
+	})
+	now := a.Snap.NowNs
+	keep := a.flights[:0]
+	for _, f := range a.flights {
+		if now >= f.due && f.landedMs == 0 {
+			f.landedMs = wallMs
+		}
+		if f.landedMs == 0 || wallMs-f.landedMs < trailMs {
+			keep = append(keep, f)
+		}
+	}
+	a.flights = keep
+	km := a.migrations[:0]
+	for _, m := range a.migrations {
+		if wallMs-m.startMs < slideMs {
+			km = append(km, m)
+		}
+	}
+	a.migrations = km
+}
+
+// Results returns the engine's metrics over the measured window, cached per
+// simulated instant.
+func (a *Arm) Results() engine.Results {
+	if now := a.Sim.NowNs(); now != a.resultsAt {
+		a.results, a.resultsAt = a.Sim.Results(), now
+	}
+	return a.results
+}
+
+// thread returns the snapshot of thread id.
+func (a *Arm) thread(id int) (engine.ThreadSnap, bool) {
+	ts := a.Snap.Threads
+	if id >= 0 && id < len(ts) && ts[id].ID == id {
+		return ts[id], true
+	}
+	for _, t := range ts {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return engine.ThreadSnap{}, false
+}

@@ -1,0 +1,294 @@
+package play
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"schedplay/engine"
+	"schedplay/wasm/view"
+)
+
+// chartMetrics are the over-time chart's choices, indexed by view.Metric.
+func chartMetrics() []Option {
+	return []Option{{"throughput", "throughput"}, {"busy", "busy vCPUs"}, {"ipis", "IPIs/s"}, {"halts", "halt VM exits/s"}}
+}
+
+// ChartMetrics lists the over-time chart's choices.
+func ChartMetrics() []Option { return chartMetrics() }
+
+func yFormat(mt view.Metric) func(float64) string {
+	if mt == view.BusyVCPUs {
+		return func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	}
+	return view.Compact
+}
+
+// timeChart plots the chosen metric over simulated time for every arm.
+func (m *Model) timeChart() Chart {
+	opts := chartMetrics()
+	c := Chart{Title: opts[m.chart].Label + " over simulated time"}
+	end := m.arms[0].series.EndNs()
+	if end <= 0 || len(m.arms[0].series.Buckets) < 2 {
+		c.Empty = "press play: the chart fills as simulated time passes"
+		return c
+	}
+	ymax := 0.0
+	var vals [][]float64
+	for _, a := range m.arms {
+		v := a.series.Values(nil, m.chart)
+		// The last bucket is partial and noisy; drop it while there are others.
+		if len(v) > 2 {
+			v = v[:len(v)-1]
+		}
+		vals = append(vals, v)
+		for _, x := range v {
+			ymax = max(ymax, x)
+		}
+	}
+	if m.chart == view.BusyVCPUs {
+		ymax = max(ymax, float64(m.arms[0].Sc.Machine.VCPUs))
+	}
+	w := float64(m.arms[0].series.WidthNs) / 1e6 // bucket width in ms
+	xmax := 0.0
+	for _, v := range vals {
+		xmax = max(xmax, float64(len(v))*w)
+	}
+	sc := view.Scale{X0: 0, X1: xmax, Y1: view.NiceCeil(ymax)}
+	for i, v := range vals {
+		xs := make([]float64, len(v))
+		for j := range v {
+			xs[j] = (float64(j) + 0.5) * w
+		}
+		c.Lines = append(c.Lines, Line{Name: m.arms[i].Name, D: view.LinePath(xs, v, sc), Color: m.armColor(i)})
+	}
+	c.YTicks = view.YTicks(sc, yFormat(m.chart))
+	c.XTicks = view.XTicks(sc, []float64{0, xmax / 2, xmax}, func(ms float64) string { return view.Duration(ms * 1e6) })
+	return c
+}
+
+// sweepChart plots throughput against clients for every arm, with the published
+// numbers of the matching arm as rings.
+func (m *Model) sweepChart() Chart {
+	c := Chart{Title: "sweep: throughput vs clients", Button: "run sweep"}
+	sw := m.sweep
+	pub := m.publishedPoints()
+	xmax, ymax := 1.0, 0.0
+	if sw != nil {
+		for _, n := range sw.Clients {
+			xmax = max(xmax, float64(n))
+		}
+		for _, row := range sw.Tput {
+			for _, v := range row {
+				if !math.IsNaN(v) {
+					ymax = max(ymax, v)
+				}
+			}
+		}
+	}
+	for _, p := range pub {
+		xmax, ymax = max(xmax, p.clients), max(ymax, p.tput)
+	}
+	if sw == nil && len(pub) == 0 {
+		c.Empty = "run the scenario across client counts for every arm"
+		return c
+	}
+	sc := view.Scale{X0: 0, X1: xmax * 1.05, Y1: view.NiceCeil(ymax)}
+	names := m.armNames()
+	for i, name := range names {
+		ln := Line{Name: name, Color: m.armColor(i)}
+		if sw != nil && i < len(sw.Tput) {
+			var xs, ys []float64
+			for j, v := range sw.Tput[i] {
+				if !math.IsNaN(v) {
+					xs, ys = append(xs, float64(sw.Clients[j])), append(ys, v)
+				}
+			}
+			ln.D = view.LinePath(xs, ys, sc)
+		}
+		for _, p := range pub {
+			if p.arm == name || len(names) == 1 {
+				x, y := sc.At(p.clients, p.tput)
+				ln.Dots = append(ln.Dots, Dot{X: x, Y: y, Title: fmt.Sprintf("published %s, %g clients: %s/s", p.arm, p.clients, view.Compact(p.tput))})
+			}
+		}
+		c.Lines = append(c.Lines, ln)
+	}
+	var xt []float64
+	if sw != nil {
+		for _, n := range sw.Clients {
+			xt = append(xt, float64(n))
+		}
+	} else {
+		for _, p := range pub {
+			xt = append(xt, p.clients)
+		}
+	}
+	c.XTicks = view.XTicks(sc, dedupe(xt), func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+	c.YTicks = view.YTicks(sc, view.Compact)
+	switch {
+	case sw == nil:
+		c.Note = "rings: published numbers"
+	case sw.Err != "":
+		c.Note = "sweep failed: " + sw.Err
+	case !sw.Done():
+		done, total := sw.Progress()
+		c.Note = fmt.Sprintf("sweeping %d/%d · each point %s after %s warm-up", done, total,
+			view.Duration(float64(sw.DurationMs)*1e6), view.Duration(float64(sw.WarmupMs)*1e6))
+		c.Button = ""
+	default:
+		c.Note = fmt.Sprintf("each point %s after %s warm-up · rings: published", view.Duration(float64(sw.DurationMs)*1e6),
+			view.Duration(float64(sw.WarmupMs)*1e6))
+	}
+	return c
+}
+
+func dedupe(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		seen := false
+		for _, y := range out {
+			seen = seen || y == x
+		}
+		if !seen {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (m *Model) armNames() []string {
+	var out []string
+	for _, a := range m.arms {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+type pubPoint struct {
+	arm           string
+	clients, tput float64
+}
+
+// publishedPoints are the scenario's published throughputs by client count.
+func (m *Model) publishedPoints() []pubPoint {
+	var out []pubPoint
+	for _, p := range m.base.Published {
+		v, ok := p.Values["throughput_per_s"]
+		cs, ok2 := p.Set["workload.clients"]
+		if !ok || !ok2 {
+			continue
+		}
+		n, err := strconv.ParseFloat(cs, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, pubPoint{p.Arm, n, v})
+	}
+	return out
+}
+
+// histChart draws the latency histogram (share of requests per logarithmic bin)
+// when the engine reports per-request latencies, and otherwise the measured
+// percentiles as markers on the same axis.
+func (m *Model) histChart(rs []engine.Results) Chart {
+	c := Chart{Title: "latency (log scale)"}
+	var gs [][view.HistBins / view.ChartGroup]int64
+	var ns []int64
+	lo, hi := view.HistBins, -1
+	for _, a := range m.arms {
+		g := a.hist.Grouped()
+		gs = append(gs, g)
+		ns = append(ns, a.hist.N)
+		for i, c := range g {
+			if c > 0 {
+				lo, hi = min(lo, i), max(hi, i)
+			}
+		}
+	}
+	if hi >= 0 {
+		const groups = view.HistBins / view.ChartGroup
+		lo, hi = max(lo-1, 0), min(hi+1, groups-1)
+		ymax := 0.0
+		for ai, g := range gs {
+			for i := lo; i <= hi; i++ {
+				ymax = max(ymax, float64(g[i])/float64(max(ns[ai], 1)))
+			}
+		}
+		sc := view.Scale{X0: float64(lo), X1: float64(hi + 1), Y1: view.NiceCeil(ymax)}
+		edge := func(i int) float64 { return view.HistEdge(i*view.ChartGroup) * 1e3 } // ns
+		for i := lo; i <= hi; i++ {
+			for ai, g := range gs {
+				frac := float64(g[i]) / float64(max(ns[ai], 1))
+				x0, y0 := sc.At(float64(i)+float64(ai)/float64(len(gs))*0.9+0.05, frac)
+				x1, yb := sc.At(float64(i)+float64(ai+1)/float64(len(gs))*0.9+0.05, 0)
+				c.Bars = append(c.Bars, Bar{X: x0, Y: y0, W: x1 - x0, H: yb - y0, Color: m.armColor(ai),
+					Title: fmt.Sprintf("%s%s to %s: %s", armPrefix(len(gs), ai), view.Duration(edge(i)), view.Duration(edge(i+1)), view.Percent(frac))})
+			}
+		}
+		perDecade := view.BinsPerDecade / view.ChartGroup
+		var xt []float64
+		for i := (lo + perDecade - 1) / perDecade * perDecade; i <= hi+1; i += perDecade {
+			xt = append(xt, float64(i))
+		}
+		c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(edge(int(v))) })
+		c.YTicks = view.YTicks(sc, view.Percent)
+		c.Note = "share of requests by latency, since the start"
+		return c
+	}
+	// Percentile markers: p50, p99, p99.9 per arm on a log axis.
+	type q struct {
+		name string
+		us   float64
+	}
+	any := false
+	lov, hiv := math.Inf(1), 0.0
+	var qs [][]q
+	for _, r := range rs {
+		row := []q{{"p50", r.LatencyUs.P50}, {"p99", r.LatencyUs.P99}, {"p99.9", r.LatencyUs.P999}}
+		for _, x := range row {
+			if x.us > 0 && !math.IsNaN(x.us) {
+				any = true
+				lov, hiv = min(lov, x.us), max(hiv, x.us)
+			}
+		}
+		qs = append(qs, row)
+	}
+	if !any {
+		c.Empty = "latency percentiles appear after the warm-up"
+		return c
+	}
+	x0 := math.Floor(math.Log10(lov)) - 0.2
+	x1 := math.Ceil(math.Log10(hiv)) + 0.2
+	sc := view.Scale{X0: x0, X1: x1, Y1: float64(len(rs) + 1)}
+	for ai, row := range qs {
+		ln := Line{Name: m.arms[ai].Name, Color: m.armColor(ai)}
+		var xs, ys []float64
+		for _, x := range row {
+			if x.us <= 0 || math.IsNaN(x.us) {
+				continue
+			}
+			lx := math.Log10(x.us)
+			y := float64(len(rs) - ai)
+			px, py := sc.At(lx, y)
+			xs, ys = append(xs, lx), append(ys, y)
+			ln.Dots = append(ln.Dots, Dot{X: px, Y: py, Title: armPrefix(len(rs), ai) + x.name + " " + view.Duration(x.us*1e3)})
+		}
+		ln.D = view.LinePath(xs, ys, sc)
+		c.Lines = append(c.Lines, ln)
+	}
+	var xt []float64
+	for d := math.Ceil(x0); d <= x1; d++ {
+		xt = append(xt, d)
+	}
+	c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(math.Pow(10, v) * 1e3) })
+	c.Note = "p50 · p99 · p99.9 over the measured window"
+	return c
+}
+
+func armPrefix(n, i int) string {
+	if n <= 1 {
+		return ""
+	}
+	return string(rune('A'+i)) + ": "
+}

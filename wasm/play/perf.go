@@ -1,0 +1,61 @@
+package play
+
+import "slices"
+
+// frameStats keeps the last frames' Update+Draw durations (wall ms, measured by
+// the shell with performance.now) for the in-page budget report.
+type frameStats struct {
+	buf    [600]float64
+	n      int
+	frames int64
+	first  float64 // ms from page start to the first drawn frame
+}
+
+// RecordFrame stores one frame's Update+Draw duration.
+func (m *Model) RecordFrame(ms float64) {
+	f := &m.frames
+	f.buf[f.n%len(f.buf)] = ms
+	f.n++
+	f.frames++
+}
+
+// RecordFirstFrame notes when the first frame was drawn (ms since navigation).
+func (m *Model) RecordFirstFrame(ms float64) {
+	if m.frames.first == 0 {
+		m.frames.first = ms
+	}
+}
+
+// Perf summarises frame cost.
+type Perf struct {
+	Frames       int64   `json:"frames"`
+	FirstFrameMs float64 `json:"first_frame_ms"`
+	// MedianMs and P95Ms are over the last (up to) 600 frames.
+	MedianMs float64 `json:"median_ms"`
+	P95Ms    float64 `json:"p95_ms"`
+	MaxMs    float64 `json:"max_ms"`
+	Samples  int     `json:"samples"`
+	BudgetMs float64 `json:"budget_ms"`
+	Vertices int     `json:"vertices"`
+}
+
+// Perf returns the frame-cost summary.
+func (m *Model) Perf() Perf {
+	f := &m.frames
+	n := min(f.n, len(f.buf))
+	s := slices.Clone(f.buf[:n])
+	slices.Sort(s)
+	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.budgetMs, Vertices: m.mesh.Vertices()}
+	if n > 0 {
+		p.MedianMs = s[n/2]
+		p.P95Ms = s[min(n-1, n*95/100)]
+		p.MaxMs = s[n-1]
+	}
+	return p
+}
+
+// ResetPerf forgets the recorded frames (to measure one configuration).
+func (m *Model) ResetPerf() {
+	first := m.frames.first
+	m.frames = frameStats{first: first}
+}

@@ -1,0 +1,152 @@
+package play
+
+import (
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"schedplay/engine"
+	"schedplay/wasm/urlstate"
+	"schedplay/wasm/view"
+)
+
+// State is what window.schedplay.state() returns: enough for tests and embedding
+// pages to check what the page shows and that a reload reproduces it.
+type State struct {
+	NowNs    int64  `json:"now_ns"`
+	SimTime  string `json:"sim_time"`
+	EndNs    int64  `json:"end_ns"`
+	Playing  bool   `json:"playing"`
+	Done     bool   `json:"done"`
+	Fragment string `json:"fragment"`
+	Preset   string `json:"preset"`
+	Compare  string `json:"compare"`
+	Speed    string `json:"speed"`
+	Theme    string `json:"theme"`
+	Embed    bool   `json:"embed"`
+	// Scenario is the base scenario's canonical JSON (before arm overrides).
+	Scenario jsontext.Value `json:"scenario"`
+	// Metrics and CPUs describe the first arm; Arms lists every arm.
+	Metrics  Metrics    `json:"metrics"`
+	CPUs     []CPUState `json:"cpus"`
+	Arms     []ArmState `json:"arms"`
+	Problems []string   `json:"problems"`
+	Message  string     `json:"message"`
+	Tiles    int        `json:"tiles"`
+	Perf     Perf       `json:"perf"`
+}
+
+// ArmState is one arm in State.
+type ArmState struct {
+	Name    string     `json:"name"`
+	Set     []string   `json:"set"`
+	Metrics Metrics    `json:"metrics"`
+	CPUs    []CPUState `json:"cpus"`
+}
+
+// Metrics are an arm's running totals since time zero and the engine's results
+// over the measured window.
+type Metrics struct {
+	Completed     int64          `json:"completed"`
+	IPIs          int64          `json:"ipis"`
+	HaltExits     int64          `json:"halt_exits"`
+	Migrations    int64          `json:"migrations"`
+	BusyNs        int64          `json:"busy_ns"`
+	IdleOverNs    int64          `json:"idle_while_overloaded_ns"`
+	SuppressedIPI int64          `json:"suppressed_ipis"`
+	Results       engine.Results `json:"results"`
+}
+
+// CPUState is one vCPU in State.
+type CPUState struct {
+	ID         int    `json:"id"`
+	State      string `json:"state"`
+	Running    int    `json:"running"`
+	Runqueue   int    `json:"runqueue"`
+	Incoming   int    `json:"incoming"`
+	Load       int    `json:"load"`
+	SpinWindow int64  `json:"spin_window"`
+}
+
+// State builds the state() document.
+func (m *Model) State() State {
+	a0 := m.arms[0]
+	st := State{NowNs: a0.Sim.NowNs(), SimTime: view.SimTime(a0.Sim.NowNs()), EndNs: a0.Sim.EndNs(),
+		Playing: m.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.preset.Name,
+		Compare: m.compareValue(), Speed: m.url.View.Speed, Theme: m.pal.Name, Embed: m.url.View.Embed,
+		Problems: m.problems, Message: m.message, Perf: m.Perf()}
+	if st.Speed == "" {
+		st.Speed = DefaultSpeed
+	}
+	if data, err := m.base.Canonical(); err == nil {
+		st.Scenario = data
+	}
+	for _, a := range m.arms {
+		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a)}
+		for _, c := range a.Snap.CPUs {
+			as.CPUs = append(as.CPUs, CPUState{ID: c.ID, State: c.State.String(), Running: c.Running,
+				Runqueue: len(c.Runqueue), Incoming: len(c.Incoming), Load: c.Load, SpinWindow: c.SpinWindow})
+		}
+		st.Arms = append(st.Arms, as)
+	}
+	st.Metrics, st.CPUs = st.Arms[0].Metrics, st.Arms[0].CPUs
+	for _, g := range m.lay.grids {
+		st.Tiles += len(g.Tiles)
+	}
+	return st
+}
+
+func armMetrics(a *Arm) Metrics {
+	l := &a.Snap.Live
+	return Metrics{Completed: l.Completed, IPIs: l.IPIs[0] + l.IPIs[1] + l.IPIs[2], HaltExits: l.HaltExits,
+		Migrations: l.Migrations, BusyNs: l.BusyNs, IdleOverNs: l.IdleOverNs, SuppressedIPI: l.SuppressedIPI,
+		Results: a.Results()}
+}
+
+// StateJSON, UIJSON and MetaJSON encode for the JavaScript bridge.
+func (m *Model) StateJSON() ([]byte, error) { return json.Marshal(m.State()) }
+
+// UIJSON encodes UI.
+func (m *Model) UIJSON() ([]byte, error) { return json.Marshal(m.UI()) }
+
+// MetaJSON encodes Meta.
+func (m *Model) MetaJSON() ([]byte, error) { return json.Marshal(m.Meta()) }
+
+// ScenarioJSON is the scenario to share: the base scenario's canonical JSON, with a
+// knob comparison written as its arms so the shared link compares the same way.
+func (m *Model) ScenarioJSON() ([]byte, error) {
+	sc := m.base
+	if mode := m.compareMode(); mode != "off" && mode != "arms" && len(m.arms) == 2 {
+		sc.Arms = nil
+		for _, a := range m.arms {
+			set := map[string]string{}
+			for _, kv := range a.Set {
+				for i := 0; i < len(kv); i++ {
+					if kv[i] == '=' {
+						set[kv[:i]] = kv[i+1:]
+						break
+					}
+				}
+			}
+			sc.Arms = append(sc.Arms, engine.Arm{Name: a.Name, Set: set})
+		}
+	}
+	return sc.Canonical()
+}
+
+// ShareFragment is the fragment to append to a share link: the view keys only (the
+// scenario is in the share), with a knob comparison turned into compare=arms since
+// ScenarioJSON wrote it as the shared scenario's arms.
+func (m *Model) ShareFragment() string {
+	v := m.url.View
+	switch mode := m.compareMode(); mode {
+	case "off", "arms":
+		v.Compare = mode
+	default:
+		v.Compare = "arms"
+	}
+	v.CompareA, v.CompareB = "", ""
+	v.Embed = false
+	v.Hide = nil
+	enc := urlstate.Encode(urlstate.State{View: v})
+	return enc
+}

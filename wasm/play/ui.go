@@ -1,0 +1,339 @@
+package play
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"schedplay/engine"
+	"schedplay/wasm/urlstate"
+	"schedplay/wasm/view"
+)
+
+// Meta is what the page needs to build its controls; it changes only when
+// MetaVersion in UI changes (preset or theme switch).
+type Meta struct {
+	Version  int               `json:"version"`
+	Presets  []Option          `json:"presets"`
+	Controls []Control         `json:"controls"`
+	Groups   []string          `json:"groups"`
+	Speeds   []Option          `json:"speeds"`
+	Compare  []Option          `json:"compare"`
+	CSS      map[string]string `json:"css"`
+	Shared   bool              `json:"shared"`
+}
+
+// Meta returns the control descriptions.
+func (m *Model) Meta() Meta {
+	mt := Meta{Version: m.metaVer, Controls: m.controls, Speeds: Speeds(), CSS: m.pal.CSSVars(), Shared: m.shared,
+		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}}
+	for _, p := range m.presets {
+		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
+	}
+	mt.Compare = m.compareOptions()
+	return mt
+}
+
+// compareOptions lists the comparisons offered: off, the scenario's own arms, and
+// every two-valued control (booleans off/on, selects their first two values).
+func (m *Model) compareOptions() []Option {
+	out := []Option{{urlstate.CompareOff, "off: one run"}}
+	if len(m.base.Arms) >= 2 {
+		out = append(out, Option{urlstate.CompareArms, "preset arms: " + m.base.Arms[0].Name + " ↔ " + m.base.Arms[1].Name})
+	}
+	for _, c := range m.controls {
+		switch {
+		case c.Kind == "toggle":
+			out = append(out, Option{c.Path, c.Label + ": off ↔ on"})
+		case c.Kind == "select" && len(c.Options) >= 2:
+			v := urlstate.FormatCompare(c.Path, c.Options[0].Value, c.Options[1].Value)
+			out = append(out, Option{v, c.Label + ": " + c.Options[0].Label + " ↔ " + c.Options[1].Label})
+		}
+	}
+	cur := m.compareValue()
+	for _, o := range out {
+		if o.Value == cur {
+			return out
+		}
+	}
+	return append(out, Option{cur, "custom: " + cur})
+}
+
+// compareValue is the compare select's current value (the default resolved).
+func (m *Model) compareValue() string {
+	v := m.url.View
+	mode := m.compareMode()
+	if mode == v.Compare {
+		return urlstate.FormatCompare(v.Compare, v.CompareA, v.CompareB)
+	}
+	return mode
+}
+
+// UI is everything the HTML around the canvas shows, refreshed a few times a second.
+type UI struct {
+	MetaVersion int    `json:"meta_version"`
+	Time        string `json:"time"`
+	NowNs       int64  `json:"now_ns"`
+	EndNs       int64  `json:"end_ns"`
+	Horizon     string `json:"horizon"`
+	Playing     bool   `json:"playing"`
+	Done        bool   `json:"done"`
+	Speed       string `json:"speed"`
+	EffSpeed    string `json:"eff_speed"`
+	Fragment    string `json:"fragment"`
+	Preset      string `json:"preset"`
+	Description string `json:"description"`
+	Compare     string `json:"compare"`
+	Summary     string `json:"summary"`
+	Seed        string `json:"seed"`
+	Warmup      string `json:"warmup"`
+
+	Controls []ControlValue `json:"controls"`
+	Panes    []PaneUI       `json:"panes"`
+	Cards    []Card         `json:"cards"`
+	Explain  string         `json:"explain"`
+	Problems []string       `json:"problems"`
+	Message  string         `json:"message"`
+
+	TimeChart Chart `json:"time_chart"`
+	Sweep     Chart `json:"sweep"`
+	Hist      Chart `json:"hist"`
+
+	Theme string   `json:"theme"`
+	Hide  []string `json:"hide"`
+	Embed bool     `json:"embed"`
+	Perf  Perf     `json:"perf"`
+}
+
+// PaneUI positions an arm's HTML title over the canvas, in CSS pixels.
+type PaneUI struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	W     float64 `json:"w"`
+	Title string  `json:"title"`
+}
+
+// Card is a headline metric: A's value, B's and the change in compare mode.
+type Card struct {
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	A      string `json:"a"`
+	B      string `json:"b,omitzero"`
+	Change string `json:"change,omitzero"`
+	// Verdict is "better", "worse" or "" for the change.
+	Verdict string `json:"verdict,omitzero"`
+	Note    string `json:"note,omitzero"`
+}
+
+// Chart is one SVG chart's content in the view.ChartW x view.ChartH viewBox.
+type Chart struct {
+	Title  string      `json:"title"`
+	Lines  []Line      `json:"lines"`
+	Bars   []Bar       `json:"bars,omitzero"`
+	XTicks []view.Tick `json:"xticks"`
+	YTicks []view.Tick `json:"yticks"`
+	Empty  string      `json:"empty,omitzero"`
+	Note   string      `json:"note,omitzero"`
+	Button string      `json:"button,omitzero"`
+}
+
+// Line is one series; Dots are points drawn as rings (published numbers).
+type Line struct {
+	Name  string `json:"name"`
+	D     string `json:"d"`
+	Color string `json:"color"`
+	Dots  []Dot  `json:"dots,omitzero"`
+}
+
+// Dot is a marker at a viewBox position.
+type Dot struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Title string  `json:"title"`
+}
+
+// Bar is a histogram bar in viewBox units.
+type Bar struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	W     float64 `json:"w"`
+	H     float64 `json:"h"`
+	Color string  `json:"color"`
+	Title string  `json:"title"`
+}
+
+// metric describes a headline card.
+type metric struct {
+	id, label string
+	// higher is +1 when more is better, -1 when less is, 0 when neither.
+	higher int
+	value  func(r engine.Results, a *Arm) float64
+	format func(v float64, a *Arm) string
+	note   func(a *Arm) string
+}
+
+func metrics() []metric {
+	return []metric{
+		{"throughput", "throughput /s", +1, func(r engine.Results, _ *Arm) float64 { return r.ThroughputPerS },
+			func(v float64, _ *Arm) string { return view.Compact(v) }, nil},
+		{"busy", "busy vCPUs", 0, func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsMean },
+			func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+			func(a *Arm) string { return fmt.Sprintf("of %d", a.Sc.Machine.VCPUs) }},
+		{"p99", "p99 latency", -1, func(r engine.Results, _ *Arm) float64 { return r.LatencyUs.P99 },
+			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil},
+		{"idle-over", "idle while overloaded", -1, func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
+			func(v float64, _ *Arm) string { return view.Percent(v) }, func(*Arm) string { return "of vCPU time" }},
+		{"ipis", "IPIs /s", 0, func(r engine.Results, _ *Arm) float64 { return r.IPIsPerS.Total },
+			func(v float64, _ *Arm) string { return view.Compact(v) }, nil},
+		{"halts", "halt VM exits /s", -1, func(r engine.Results, _ *Arm) float64 { return r.HaltExitsPerS },
+			func(v float64, _ *Arm) string { return view.Compact(v) }, nil},
+	}
+}
+
+// liveResults are the headline numbers: the engine's measured-window results once
+// the warm-up is over (the numbers the CLI prints), and running totals since the
+// start before that.
+func liveResults(a *Arm) (engine.Results, bool) {
+	now := a.Sim.NowNs()
+	if now > a.Sc.WarmupMs*1e6 {
+		return a.Results(), true
+	}
+	l := &a.Snap.Live
+	var r engine.Results
+	if now <= 0 {
+		return r, false
+	}
+	sec := float64(now) / 1e9
+	r.ThroughputPerS = float64(l.Completed) / sec
+	r.BusyVCPUsMean = float64(l.BusyNs) / float64(now)
+	r.IdleWhileOverloadedFrac = float64(l.IdleOverNs) / (float64(now) * float64(len(a.Snap.CPUs)))
+	r.IPIsPerS.Total = float64(l.IPIs[0]+l.IPIs[1]+l.IPIs[2]) / sec
+	r.HaltExitsPerS = float64(l.HaltExits) / sec
+	r.LatencyUs.P99 = a.hist.Quantile(0.99)
+	if l.Completed > 0 {
+		r.LatencyUs.Mean = float64(l.LatencySumNs) / float64(l.Completed) / 1e3
+	}
+	return r, false
+}
+
+// UI builds the page update. scale is the canvas's device scale, for pane titles.
+func (m *Model) UI() UI {
+	a0 := m.arms[0]
+	u := UI{
+		MetaVersion: m.metaVer, NowNs: a0.Sim.NowNs(), EndNs: a0.Sim.EndNs(),
+		Time: view.SimTime(a0.Sim.NowNs()), Horizon: view.Duration(float64(a0.Sim.EndNs())),
+		Playing: m.playing, Done: m.done(), Speed: m.url.View.Speed, Fragment: m.Fragment(),
+		Preset: m.preset.Name, Description: m.preset.Description, Compare: m.compareValue(),
+		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.base.Seed, 10), Explain: m.Explain(),
+		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.url.View.Hide,
+		Embed: m.url.View.Embed, Perf: m.Perf(),
+	}
+	if u.Speed == "" {
+		u.Speed = DefaultSpeed
+	}
+	if m.playing {
+		u.EffSpeed = view.Duration(m.effSpeed) + "/s"
+	}
+	if m.shared {
+		u.Preset = ""
+	}
+	for i := range m.controls {
+		cv := m.controls[i].valueOf(m.baseVals)
+		if cv.ID == "wake-sync" && m.baseVals["sched.policy"] != "scx_simple" {
+			cv.Note = "only the scx_simple policy uses it"
+		}
+		if len(m.arms) > 1 {
+			if vals := m.armValues(m.controls[i].Path); vals != "" {
+				cv.Locked, cv.Note = true, vals
+			}
+		}
+		u.Controls = append(u.Controls, cv)
+	}
+	if l := &m.lay; l.scale > 0 {
+		for i, p := range l.panes {
+			if i < len(m.armTitle) {
+				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: m.armTitle[i]})
+			}
+		}
+	}
+	warm := false
+	var rs []engine.Results
+	for _, a := range m.arms {
+		r, w := liveResults(a)
+		rs = append(rs, r)
+		warm = w
+	}
+	if !warm {
+		u.Warmup = "warming up: numbers are since the start until " + view.Duration(float64(a0.Sc.WarmupMs)*1e6) + ", then over the measured window"
+	}
+	for _, mt := range metrics() {
+		c := Card{ID: mt.id, Label: mt.label}
+		va := mt.value(rs[0], m.arms[0])
+		c.A = fmtMetric(mt, va, m.arms[0])
+		if mt.note != nil {
+			c.Note = mt.note(m.arms[0])
+		}
+		if len(m.arms) > 1 {
+			vb := mt.value(rs[1], m.arms[1])
+			c.B = fmtMetric(mt, vb, m.arms[1])
+			c.Change = view.Change(va, vb)
+			if c.Change != "" && mt.higher != 0 && math.Abs(vb-va) > 0.02*math.Abs(va) {
+				if (vb > va) == (mt.higher > 0) {
+					c.Verdict = "better"
+				} else {
+					c.Verdict = "worse"
+				}
+			}
+		}
+		u.Cards = append(u.Cards, c)
+	}
+	u.TimeChart = m.timeChart()
+	u.Sweep = m.sweepChart()
+	u.Hist = m.histChart(rs)
+	return u
+}
+
+func fmtMetric(mt metric, v float64, a *Arm) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return mt.format(v, a)
+}
+
+// armValues describes a compared knob's value in each arm ("A off · B on"), or ""
+// when the arms agree on it.
+func (m *Model) armValues(path string) string {
+	var vals []string
+	differ := false
+	for _, a := range m.arms {
+		vals = append(vals, a.vals[path])
+		if a.vals[path] != vals[0] {
+			differ = true
+		}
+	}
+	if !differ {
+		return ""
+	}
+	ctl := m.control(path)
+	out := ""
+	for i, v := range vals {
+		if i > 0 {
+			out += " · "
+		}
+		if ctl != nil && ctl.format != nil {
+			v = ctl.format(v)
+		}
+		out += string(rune('A'+i)) + " " + v
+	}
+	return out
+}
+
+func (m *Model) armColor(i int) string {
+	if len(m.arms) == 1 {
+		return m.pal.Running.CSS()
+	}
+	if i == 0 {
+		return m.pal.ArmA.CSS()
+	}
+	return m.pal.ArmB.CSS()
+}

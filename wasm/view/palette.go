@@ -1,0 +1,130 @@
+package view
+
+import (
+	"fmt"
+
+	"schedplay/engine"
+)
+
+// Color is straight-alpha RGBA.
+type Color struct{ R, G, B, A uint8 }
+
+// Hex parses "#rrggbb"; it panics on anything else, since palettes are literals.
+func Hex(s string) Color {
+	var c Color
+	if _, err := fmt.Sscanf(s, "#%02x%02x%02x", &c.R, &c.G, &c.B); err != nil || len(s) != 7 {
+		panic("view.Hex: bad colour literal " + s)
+	}
+	c.A = 255
+	return c
+}
+
+// CSS renders the colour as #rrggbb (alpha is ignored: palette colours are opaque).
+func (c Color) CSS() string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
+
+// Mix blends c toward d by t in [0, 1] (an opaque stand-in for transparency, see the
+// package doc).
+func Mix(c, d Color, t float32) Color {
+	m := func(a, b uint8) uint8 { return uint8(float32(a) + (float32(b)-float32(a))*t + 0.5) }
+	return Color{m(c.R, d.R), m(c.G, d.G), m(c.B, d.B), m(c.A, d.A)}
+}
+
+// Palette names every colour the playground draws with. The state and IPI colours
+// are Okabe-Ito (safe for the common colour-vision deficiencies); state is never
+// carried by colour alone (see TileStyle).
+type Palette struct {
+	Name string
+	// Page and stage backgrounds.
+	Page, Stage Color
+	// Text and lines on the stage.
+	Text, TextDim, Grid Color
+	// CPU states: fills, outlines and the text/icon colour drawn on each fill.
+	Running, RunningInk         Color
+	Spinning, SpinFill, SpinInk Color
+	Halted, HaltedEdge, HaltInk Color
+	Waking                      Color
+	IRQ, IRQInk                 Color
+	// Spin gauge track.
+	RingTrack Color
+	// IPIs by kind.
+	IPIWakeup, IPIPull, IPIDonate Color
+	// Thread chips: workers on a dark and on a blue tile, other kernel threads, the waker.
+	Chip, ChipOnRun, ChipKernel, Waker, WakerEdge Color
+	// Selection outline.
+	Select Color
+	// Compare arms A and B in charts.
+	ArmA, ArmB Color
+}
+
+// Dark is the default theme.
+func Dark() Palette {
+	return Palette{
+		Name: "dark",
+		Page: Hex("#0d1117"), Stage: Hex("#161b22"),
+		Text: Hex("#e6edf3"), TextDim: Hex("#8b97a6"), Grid: Hex("#30363d"),
+		Running: Hex("#0072b2"), RunningInk: Hex("#ffffff"),
+		Spinning: Hex("#e69f00"), SpinFill: Hex("#3a2d0c"), SpinInk: Hex("#f5c45a"),
+		Halted: Hex("#262d37"), HaltedEdge: Hex("#3b4554"), HaltInk: Hex("#94a1b2"),
+		Waking: Hex("#56b4e9"),
+		IRQ:    Hex("#cc79a7"), IRQInk: Hex("#2a1020"),
+		RingTrack: Hex("#4a3d1c"),
+		IPIWakeup: Hex("#56b4e9"), IPIPull: Hex("#d55e00"), IPIDonate: Hex("#009e73"),
+		Chip: Hex("#c9d4e0"), ChipOnRun: Hex("#ffffff"), ChipKernel: Hex("#8b97a6"),
+		Waker: Hex("#f0e442"), WakerEdge: Hex("#3d3700"),
+		Select: Hex("#ffffff"),
+		ArmA:   Hex("#9aa5b4"), ArmB: Hex("#3fb950"),
+	}
+}
+
+// Light is the projector theme: a light page, with darker edges so outlines
+// survive a washed-out projector.
+func Light() Palette {
+	return Palette{
+		Name: "light",
+		Page: Hex("#f4f6f8"), Stage: Hex("#ffffff"),
+		Text: Hex("#1f2328"), TextDim: Hex("#57606a"), Grid: Hex("#d0d7de"),
+		Running: Hex("#0072b2"), RunningInk: Hex("#ffffff"),
+		Spinning: Hex("#c98a00"), SpinFill: Hex("#fff1cc"), SpinInk: Hex("#7a5300"),
+		Halted: Hex("#e4e8ed"), HaltedEdge: Hex("#aeb7c2"), HaltInk: Hex("#57606a"),
+		Waking: Hex("#1f8fd0"),
+		IRQ:    Hex("#cc79a7"), IRQInk: Hex("#2a1020"),
+		RingTrack: Hex("#ead9a8"),
+		IPIWakeup: Hex("#2b9ad8"), IPIPull: Hex("#d55e00"), IPIDonate: Hex("#009e73"),
+		Chip: Hex("#4d5866"), ChipOnRun: Hex("#ffffff"), ChipKernel: Hex("#8c959f"),
+		Waker: Hex("#f0e442"), WakerEdge: Hex("#5c5300"),
+		Select: Hex("#1f2328"),
+		ArmA:   Hex("#6e7781"), ArmB: Hex("#1a7f37"),
+	}
+}
+
+// PaletteNamed returns Light for "light" and Dark otherwise.
+func PaletteNamed(name string) Palette {
+	if name == "light" {
+		return Light()
+	}
+	return Dark()
+}
+
+// IPIColor is the colour of an IPI kind.
+func (p *Palette) IPIColor(k engine.IPIKind) Color {
+	switch k {
+	case engine.IPIPull:
+		return p.IPIPull
+	case engine.IPIDonate:
+		return p.IPIDonate
+	}
+	return p.IPIWakeup
+}
+
+// CSSVars lists the palette as CSS custom properties, so the HTML legend, cards and
+// charts use exactly the canvas colours.
+func (p *Palette) CSSVars() map[string]string {
+	return map[string]string{
+		"--page": p.Page.CSS(), "--stage": p.Stage.CSS(), "--text": p.Text.CSS(), "--dim": p.TextDim.CSS(),
+		"--grid": p.Grid.CSS(), "--running": p.Running.CSS(), "--spinning": p.Spinning.CSS(),
+		"--spin-fill": p.SpinFill.CSS(), "--halted": p.Halted.CSS(), "--halted-edge": p.HaltedEdge.CSS(),
+		"--waking": p.Waking.CSS(), "--irq": p.IRQ.CSS(), "--ipi-wakeup": p.IPIWakeup.CSS(),
+		"--ipi-pull": p.IPIPull.CSS(), "--ipi-donate": p.IPIDonate.CSS(), "--waker": p.Waker.CSS(),
+		"--waker-edge": p.WakerEdge.CSS(), "--arm-a": p.ArmA.CSS(), "--arm-b": p.ArmB.CSS(),
+	}
+}
