@@ -1,3 +1,7 @@
+//go:build unix
+
+// BenchmarkServe stops its server through a process group (POSIX).
+
 package web
 
 import (

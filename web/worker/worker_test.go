@@ -1,3 +1,7 @@
+//go:build unix
+
+// Process groups (Setpgid, kill(-pgid)) are POSIX; so is wrangler dev here.
+
 package main
 
 import (
