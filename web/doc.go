@@ -11,6 +11,9 @@
 //	GET  /s/{id}          the playground page, which then fetches /api/share/{id}
 //	GET  /...             static files (only when the server has a static FS)
 //
+// /s/{id} serves index.html unchanged, so the page must name its assets by
+// absolute paths (/app.js, /schedplay.wasm): relative ones would resolve under /s/.
+//
 // A share is decoded by the engine's strict decoder and stored in canonical form
 // under a content-addressed ID (see shareID), so one scenario always gets one link
 // and nothing is ever overwritten. Errors are JSON {"error": msg, "field": path}
