@@ -81,16 +81,16 @@ func ensureWasm(t testing.TB) {
 type shareStore struct {
 	mu   sync.Mutex
 	data map[string][]byte
+	fail bool // answer 503, as when the share service is down
 }
 
 var sharePath = regexp.MustCompile(`^/s/[A-Za-z0-9_-]{1,64}/?$`)
 
 // newServer serves static/ like `schedplay serve` does for the playground: the
-// page at / and /s/{id}, wasm as application/wasm. With share set it also answers
-// the share API.
-func newServer(t testing.TB, share *shareStore) *httptest.Server {
-	t.Helper()
-	static := filepath.Join(repoRoot(t), "static")
+// page at / and /s/{id}, wasm as application/wasm, and a stand-in share API.
+func newServer(share *shareStore) *httptest.Server {
+	root, _ := filepath.Abs("..")
+	static := filepath.Join(root, "static")
 	files := http.FileServer(http.Dir(static))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -108,6 +108,11 @@ func newServer(t testing.TB, share *shareStore) *httptest.Server {
 		mux.HandleFunc("POST /api/share", func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 			share.mu.Lock()
+			if share.fail {
+				share.mu.Unlock()
+				http.Error(w, "unavailable", http.StatusServiceUnavailable)
+				return
+			}
 			id := fmt.Sprintf("t%d", len(share.data)+1)
 			share.data[id] = body
 			share.mu.Unlock()
@@ -126,34 +131,75 @@ func newServer(t testing.TB, share *shareStore) *httptest.Server {
 			w.Write(b)
 		})
 	}
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return httptest.NewServer(mux)
 }
 
-// browser starts headless Chromium with the flags BROWSER.md found to work here
-// and returns a tab context of the given viewport size.
-func browser(t testing.TB, width, height int) context.Context {
+// shared holds the one browser and server the tests share: starting Chromium and
+// compiling the 12 MB wasm are the slow parts, and one origin lets the browser
+// cache the compiled module across tabs.
+var shared struct {
+	once    sync.Once
+	err     error
+	ctx     context.Context // the browser (its first tab)
+	cancel  func()
+	dataDir string
+	srv     *httptest.Server
+	share   *shareStore
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	if shared.srv != nil {
+		shared.srv.Close()
+	}
+	if shared.dataDir != "" {
+		os.RemoveAll(shared.dataDir)
+	}
+	os.Exit(code)
+}
+
+// browser returns a new tab of the shared headless Chromium (started with the
+// flags BROWSER.md found to work here) with a viewport of the given size, and the
+// shared server's base URL.
+func browser(t testing.TB, width, height int) (context.Context, string) {
 	t.Helper()
 	path := chromePath(t)
 	ensureWasm(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(width, height),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelC(); cancelA() })
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
+	shared.once.Do(func() {
+		shared.share = &shareStore{}
+		shared.srv = newServer(shared.share)
+		shared.dataDir, shared.err = os.MkdirTemp("", "schedplay-e2e-chrome-")
+		if shared.err != nil {
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.NoSandbox,
+			chromedp.Flag("disable-gpu", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("enable-unsafe-swiftshader", true),
+			chromedp.UserDataDir(shared.dataDir),
+			chromedp.WindowSize(1440, 900),
+		)
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelC := chromedp.NewContext(actx)
+		shared.ctx = ctx
+		shared.cancel = func() { cancelC(); cancelA() }
+		shared.err = chromedp.Do(ctx, chromedp.Navigate("about:blank"))
+	})
+	if shared.err != nil {
+		t.Fatalf("starting Chromium: %v", shared.err)
 	}
-	return ctx
+	ctx, cancel := chromedp.NewContext(shared.ctx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	return ctx, shared.srv.URL
 }
 
 // setDPR emulates a device pixel ratio (HiDPI screens).
@@ -168,10 +214,15 @@ func setDPR(t testing.TB, ctx context.Context, width, height int, dpr float64) {
 	}
 }
 
-// open navigates to url and waits until the page has drawn frames.
+// open navigates to url (or reloads the page for url "") and waits until the page
+// has drawn frames.
 func open(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+	nav := chromedp.Navigate(url)
+	if url == "" {
+		nav = chromedp.Reload()
+	}
+	if err := chromedp.Do(ctx, nav); err != nil {
 		t.Fatalf("navigate %s: %v", url, err)
 	}
 	waitFor(t, ctx, `window.schedplay && (() => { try { const s = window.schedplay.state(); return s.perf.frames > 2 && s.tiles > 0 } catch (e) { return false } })()`, 60*time.Second)
@@ -230,7 +281,9 @@ type pageState struct {
 		State    string `json:"state"`
 		Runqueue int    `json:"runqueue"`
 	} `json:"cpus"`
-	Arms     []struct{ Name string } `json:"arms"`
+	Arms     []struct {
+		Name string `json:"name"`
+	} `json:"arms"`
 	Problems []string                `json:"problems"`
 	Tiles    int                     `json:"tiles"`
 	Perf     struct {

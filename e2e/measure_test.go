@@ -18,7 +18,6 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("SCHEDPLAY_MEASURE") != "1" {
 		t.Skip("set SCHEDPLAY_MEASURE=1 to measure frame times")
 	}
-	srv := newServer(t, nil)
 	cases := []struct{ desc, frag string }{
 		{"default", ""},
 		{"64vcpu-256clients-single", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&compare=off"},
@@ -27,9 +26,9 @@ func TestMeasure(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
-			ctx := browser(t, 1400, 900)
+			ctx, base := browser(t, 1400, 900)
 			start := time.Now()
-			open(t, ctx, srv.URL+"/"+tc.frag)
+			open(t, ctx, base+"/"+tc.frag)
 			t.Logf("page drawing after %v (wall, from navigation)", time.Since(start).Round(time.Millisecond))
 			st := state(t, ctx)
 			t.Logf("first frame at %.0f ms after navigation start (performance.now)", st.Perf.FirstFrameMs)
@@ -59,7 +58,6 @@ func TestGallery(t *testing.T) {
 	if os.Getenv("SCHEDPLAY_SCREENSHOTS") == "" {
 		t.Skip("set SCHEDPLAY_SCREENSHOTS to a directory to take the gallery")
 	}
-	srv := newServer(t, nil)
 	shots := []struct {
 		name   string
 		w, h   int
@@ -79,8 +77,8 @@ func TestGallery(t *testing.T) {
 	}
 	for _, s := range shots {
 		t.Run(s.name, func(t *testing.T) {
-			ctx := browser(t, s.w, s.h)
-			open(t, ctx, srv.URL+"/"+s.frag)
+			ctx, base := browser(t, s.w, s.h)
+			open(t, ctx, base+"/"+s.frag)
 			eval[bool](t, ctx, `window.schedplay.set('speed', 'max'), window.schedplay.runTo(`+s.runTo+`), true`)
 			waitFor(t, ctx, `(s => !s.playing && s.now_ns >= `+s.runTo+`)(window.schedplay.state())`, 120*time.Second)
 			if s.slowMo {

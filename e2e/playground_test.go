@@ -9,7 +9,6 @@ import (
 // TestPageDraws: the page loads, draws vCPU tiles (the canvas is not blank) and
 // fills the HTML around it, in both themes and on a HiDPI screen.
 func TestPageDraws(t *testing.T) {
-	srv := newServer(t, nil)
 	tests := []struct {
 		desc, frag string
 		dpr        float64
@@ -19,11 +18,11 @@ func TestPageDraws(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
-			ctx := browser(t, 1400, 900)
+			ctx, base := browser(t, 1400, 900)
 			if tc.dpr > 0 {
 				setDPR(t, ctx, 1400, 900, tc.dpr)
 			}
-			open(t, ctx, srv.URL+"/"+tc.frag)
+			open(t, ctx, base+"/"+tc.frag)
 			eval[bool](t, ctx, `window.schedplay.play(), true`)
 			waitFor(t, ctx, `window.schedplay.state().now_ns > 2e6`, 30*time.Second)
 			img := screenshot(t, ctx, "#stage", "stage-"+tc.desc)
@@ -54,9 +53,8 @@ func TestPageDraws(t *testing.T) {
 // TestTilesFollowVCPUs moves the vCPU slider like a keyboard user and checks the
 // tile count, the URL and state() follow.
 func TestTilesFollowVCPUs(t *testing.T) {
-	srv := newServer(t, nil)
-	ctx := browser(t, 1280, 860)
-	open(t, ctx, srv.URL+"/#v=1&compare=off")
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&compare=off")
 	for _, n := range []int{1, 7, 64} {
 		eval[bool](t, ctx, `(() => { const s = document.getElementById('vcpus');
 			s.value = String(s._ladder.indexOf(`+itoa(n)+`)); s.dispatchEvent(new Event('input', {bubbles: true})); return true })()`)
@@ -77,9 +75,8 @@ func TestTilesFollowVCPUs(t *testing.T) {
 
 // TestControlsUpdateURLAndState flips controls and checks the fragment and state().
 func TestControlsUpdateURLAndState(t *testing.T) {
-	srv := newServer(t, nil)
-	ctx := browser(t, 1280, 860)
-	open(t, ctx, srv.URL+"/#v=1&compare=off")
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&compare=off")
 	eval[bool](t, ctx, `document.getElementById('wake-pull').click(), true`)
 	waitFor(t, ctx, `location.hash.includes('sched.wake_pull=1')`, 10*time.Second)
 	if st := state(t, ctx); !st.Scenario.Sched.WakePull {
@@ -106,25 +103,23 @@ func TestControlsUpdateURLAndState(t *testing.T) {
 // TestReloadReproduces opens a link, runs to a simulated instant, and checks that a
 // reload of the same URL gives the same scenario and the same metrics there.
 func TestReloadReproduces(t *testing.T) {
-	srv := newServer(t, nil)
-	ctx := browser(t, 1280, 860)
-	url := srv.URL + "/#v=1&preset=tpcb-32vcpu&workload.clients=48&seed=7&compare=sched.wake_pull&speed=max"
-	const at = "60000000" // 60 ms simulated
-	run := func() (pageState, string) {
+	ctx, base := browser(t, 1280, 860)
+	url := base + "/#v=1&preset=tpcb-32vcpu&workload.clients=48&seed=7&compare=sched.wake_pull&speed=max"
+	const at = "250000000" // 250 ms simulated: clients have connected and started
+	run := func(url string) (pageState, string) {
 		open(t, ctx, url)
 		eval[bool](t, ctx, `window.schedplay.runTo(`+at+`), true`)
 		waitFor(t, ctx, `(s => !s.playing && s.now_ns === `+at+`)(window.schedplay.state())`, 60*time.Second)
 		return state(t, ctx), eval[string](t, ctx, `JSON.stringify(window.schedplay.state().arms.map(a => a.metrics))`)
 	}
-	s1, m1 := run()
+	s1, m1 := run(url)
 	if s1.Scenario.Seed != 7 || s1.Scenario.Workload.Clients != 48 || len(s1.Arms) != 2 {
 		t.Fatalf("the link did not load: seed %d, clients %d, %d arms", s1.Scenario.Seed, s1.Scenario.Workload.Clients, len(s1.Arms))
 	}
-	if !strings.Contains(m1, `"completed":`) || strings.Contains(m1, `"completed":0,`) {
-		t.Errorf("no completions by 60 ms: %s", m1)
+	if strings.HasPrefix(m1, `[{"completed":0,`) {
+		t.Errorf("no completions by 250 ms: %s", m1)
 	}
-	eval[bool](t, ctx, `location.reload(), true`)
-	s2, m2 := run()
+	s2, m2 := run("") // reload
 	if s2.Fragment != s1.Fragment {
 		t.Errorf("fragment after reload %q, before %q", s2.Fragment, s1.Fragment)
 	}
@@ -135,9 +130,8 @@ func TestReloadReproduces(t *testing.T) {
 
 // TestEmbedHidesChrome: embed=1 hides the controls and header and autoplays.
 func TestEmbedHidesChrome(t *testing.T) {
-	srv := newServer(t, nil)
-	ctx := browser(t, 800, 450)
-	open(t, ctx, srv.URL+"/#v=1&embed=1")
+	ctx, base := browser(t, 800, 450)
+	open(t, ctx, base+"/#v=1&embed=1")
 	for _, id := range []string{"panel", "top", "charts", "vcpus", "play"} {
 		if vis := eval[bool](t, ctx, `(e => !!e && e.getClientRects().length > 0)(document.getElementById('`+id+`'))`); vis {
 			t.Errorf("#%s is visible in embed mode", id)
@@ -154,9 +148,8 @@ func TestEmbedHidesChrome(t *testing.T) {
 // TestMalformedFragment: a hostile or broken link shows a message naming each bad
 // key and the page still runs with defaults.
 func TestMalformedFragment(t *testing.T) {
-	srv := newServer(t, nil)
-	ctx := browser(t, 1280, 860)
-	open(t, ctx, srv.URL+"/#v=1&machine.vcpus=9999&bogus=1&speed=warp&%3Cimg%20src=x%20onerror=alert(1)%3E=1")
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&machine.vcpus=9999&bogus=1&speed=warp&%3Cimg%20src=x%20onerror=alert(1)%3E=1")
 	text := eval[string](t, ctx, `(e => e.hidden ? '' : e.innerText)(document.getElementById('problems'))`)
 	for _, key := range []string{"machine.vcpus", "bogus", "speed", "<img"} {
 		if !strings.Contains(text, key) {
@@ -182,4 +175,54 @@ func itoa(n int) string {
 		return digits[n : n+1]
 	}
 	return itoa(n/10) + digits[n%10:n%10+1]
+}
+
+// TestShareAndCopy: Share stores the scenario and copies a /s/{id} link that opens
+// the same comparison; when the service fails it copies the full link instead;
+// Copy embed code gives an iframe with embed=1.
+func TestShareAndCopy(t *testing.T) {
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&machine.vcpus=12&compare=sched.wake_pull&speed=5ms")
+	// Capture the clipboard (headless Chromium has no clipboard permission).
+	eval[bool](t, ctx, `window.__copied = [], Object.defineProperty(navigator, 'clipboard', {value: {writeText: async (s) => { window.__copied.push(s) }}}), true`)
+	eval[bool](t, ctx, `document.getElementById('share').click(), true`)
+	waitFor(t, ctx, `window.__copied.length === 1`, 10*time.Second)
+	link := eval[string](t, ctx, `window.__copied[0]`)
+	if !strings.HasPrefix(link, base+"/s/") || !strings.HasSuffix(link, "#v=1&compare=arms&speed=5ms") {
+		t.Fatalf("share link %q", link)
+	}
+	embed := ""
+	eval[bool](t, ctx, `document.getElementById('copy-embed').click(), true`)
+	waitFor(t, ctx, `window.__copied.length === 2`, 10*time.Second)
+	embed = eval[string](t, ctx, `window.__copied[1]`)
+	if !strings.HasPrefix(embed, `<iframe src="`+base+`/#v=1&amp;preset=tpcb-32vcpu&amp;machine.vcpus=12`) || !strings.Contains(embed, "embed=1") {
+		t.Errorf("embed code %s", embed)
+	}
+
+	shared.share.mu.Lock()
+	shared.share.fail = true
+	shared.share.mu.Unlock()
+	defer func() { shared.share.mu.Lock(); shared.share.fail = false; shared.share.mu.Unlock() }()
+	eval[bool](t, ctx, `document.getElementById('share').click(), true`)
+	waitFor(t, ctx, `window.__copied.length === 3`, 10*time.Second)
+	if got, want := eval[string](t, ctx, `window.__copied[2]`), base+"/#"+state(t, ctx).Fragment; got != want {
+		t.Errorf("fallback copied %q, want %q", got, want)
+	}
+	waitFor(t, ctx, `document.getElementById('toast').textContent.includes('not available')`, 5*time.Second)
+
+	// The shared link opens the same scenario and comparison.
+	open(t, ctx, link)
+	st := state(t, ctx)
+	if st.Scenario.Machine.VCPUs != 12 || len(st.Arms) != 2 || st.Compare != "arms" || len(st.Problems) > 0 {
+		t.Errorf("shared page: %d vCPUs, %d arms, compare %q, problems %v", st.Scenario.Machine.VCPUs, len(st.Arms), st.Compare, st.Problems)
+	}
+	if !strings.HasPrefix(st.Arms[1].Name, "Idle-CPU pull on") {
+		t.Errorf("arm B of the share is %q", st.Arms[1].Name)
+	}
+	// An unknown share id is reported and the default preset shown.
+	open(t, ctx, base+"/s/nosuchid")
+	text := eval[string](t, ctx, `document.getElementById('problems').innerText`)
+	if !strings.Contains(text, "nosuchid") {
+		t.Errorf("a missing share should be reported: %q", text)
+	}
 }

@@ -123,8 +123,12 @@ func Parse(fragment string) (State, []Problem) {
 		}
 		rawKey, rawVal, _ := strings.Cut(part, "=")
 		key, err := url.QueryUnescape(rawKey)
-		if err != nil || !validKey(key) {
+		if err != nil {
 			probs = append(probs, Problem{quote(rawKey), "is not a known key"})
+			continue
+		}
+		if !validKey(key) {
+			probs = append(probs, Problem{quote(key), "is not a known key"})
 			continue
 		}
 		val, err := url.QueryUnescape(rawVal)

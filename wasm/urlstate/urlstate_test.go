@@ -48,7 +48,8 @@ func TestParse(t *testing.T) {
 			wantKeys: []string{"machine.vcpus"},
 		},
 		{desc: "unknown key", frag: "v=1&machine.vcpu=4", wantKeys: []string{"machine.vcpu"}},
-		{desc: "markup in key", frag: "v=1&%3Cscript%3E=1", wantKeys: []string{`"%3Cscript%3E"`}},
+		{desc: "markup in key", frag: "v=1&%3Cscript%3E=1", wantKeys: []string{`"<script>"`}},
+		{desc: "undecodable key", frag: "v=1&%zz=1", wantKeys: []string{`"%zz"`}},
 		{desc: "bad escape", frag: "v=1&seed=%zz", wantKeys: []string{"seed"}},
 		{
 			desc:     "duplicate keeps first",
