@@ -281,11 +281,11 @@ type pageState struct {
 		State    string `json:"state"`
 		Runqueue int    `json:"runqueue"`
 	} `json:"cpus"`
-	Arms     []struct {
+	Arms []struct {
 		Name string `json:"name"`
 	} `json:"arms"`
-	Problems []string                `json:"problems"`
-	Tiles    int                     `json:"tiles"`
+	Problems []string `json:"problems"`
+	Tiles    int      `json:"tiles"`
 	Perf     struct {
 		Frames       int64   `json:"frames"`
 		FirstFrameMs float64 `json:"first_frame_ms"`
