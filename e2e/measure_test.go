@@ -31,7 +31,8 @@ func TestMeasure(t *testing.T) {
 			open(t, ctx, base+"/"+tc.frag)
 			t.Logf("page drawing after %v (wall, from navigation)", time.Since(start).Round(time.Millisecond))
 			st := state(t, ctx)
-			t.Logf("first frame at %.0f ms after navigation start (performance.now)", st.Perf.FirstFrameMs)
+			t.Logf("first frame at %.0f ms after navigation start (performance.now); marks: %s", st.Perf.FirstFrameMs,
+				eval[string](t, ctx, `performance.getEntriesByType('mark').map(m => m.name.replace('schedplay:', '') + ' ' + m.startTime.toFixed(0)).join(', ') + ', responseEnd ' + performance.getEntriesByType('navigation')[0].responseEnd.toFixed(0) + '; go: ' + window.schedplay.state().perf.startup.join(', ')`))
 			eval[bool](t, ctx, `window.schedplay.play(), true`)
 			time.Sleep(2 * time.Second) // reach the steady state (clients connected, arcs in flight)
 			eval[bool](t, ctx, `window.schedplay.perfReset(), true`)

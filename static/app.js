@@ -36,6 +36,8 @@
   const ready = new Promise((r) => { readyResolve = r; });
 
   async function start() {
+    // Marks for the load-time budget (read by e2e/measure_test.go).
+    performance.mark('schedplay:script');
     const go = new Go();
     let inst;
     try {
@@ -45,8 +47,11 @@
       const buf = await (await fetch('/schedplay.wasm')).arrayBuffer();
       inst = (await WebAssembly.instantiate(buf, go.importObject)).instance;
     }
+    performance.mark('schedplay:compiled');
     shared = await sharedP;
+    window.schedplayBoot = { fragment: location.hash, shared };
     go.run(inst); // runs main until Ebiten waits for the first frame
+    performance.mark('schedplay:main');
     core = window.schedplayCore;
     const canvas = document.querySelector('body > canvas');
     if (canvas) {
@@ -58,8 +63,8 @@
       window.dispatchEvent(new Event('resize'));
     }
     $('loading').remove();
-    core.load(location.hash, shared);
     refresh();
+    performance.mark('schedplay:ui');
     setInterval(refresh, 250);
     readyResolve();
   }
@@ -207,13 +212,13 @@
     if (!input) return;
     const out = $(cv.id + '-val');
     if (out) {
-      out.textContent = cv.locked ? cv.note : cv.display;
+      out.textContent = cv.locked ? 'compared' : cv.display;
       out.hidden = input.tagName === 'SELECT' && !cv.locked;
     }
     input.disabled = !!cv.locked;
     input.closest('.ctl').classList.toggle('locked', !!cv.locked);
     const note = $(cv.id + '-note');
-    if (note) note.textContent = cv.locked ? 'compared: set by each arm' : (cv.note || '');
+    if (note) note.textContent = cv.locked ? cv.note + ' (each arm sets it)' : (cv.note || '');
     if (document.activeElement === input && input.type !== 'checkbox') return; // do not fight the user
     if (input.type === 'range') {
       input._ladder = cv.ladder;
@@ -267,7 +272,6 @@
         box.append(d);
       }
       d.dataset.id = c.id;
-      d.children[0].textContent = c.label;
       const v = d.children[1];
       if (c.b) {
         v.replaceChildren(el('span', { class: 'a', text: c.a }), el('span', { class: 'arrow', text: '→' }), c.b);
@@ -276,10 +280,11 @@
         v.replaceChildren(c.a);
         v.removeAttribute('aria-label');
       }
-      const sub = d.children[2];
-      sub.replaceChildren();
-      if (c.change) sub.append(el('span', { class: c.verdict || '', text: c.change }));
-      if (c.note) sub.append((c.change ? ' · ' : '') + c.note);
+      // The change goes beside the label, so a card is two lines in compare mode.
+      d.children[0].replaceChildren(el('span', { text: c.label }));
+      if (c.change) d.children[0].append(el('span', { class: c.verdict || 'same', text: c.change }));
+      d.children[2].textContent = c.note || '';
+      d.children[2].hidden = !c.note;
     });
   }
 

@@ -93,6 +93,23 @@ func registerBridge(g *game, problems []string) {
 	js.Global().Set("schedplayCore", core)
 }
 
+// bootArgs reads window.schedplayBoot = {fragment, shared}.
+func bootArgs() (string, []byte) {
+	b := js.Global().Get("schedplayBoot")
+	if b.Type() != js.TypeObject {
+		return "", nil
+	}
+	var frag string
+	var shared []byte
+	if f := b.Get("fragment"); f.Type() == js.TypeString {
+		frag = f.String()
+	}
+	if s := b.Get("shared"); s.Type() == js.TypeString {
+		shared = []byte(s.String())
+	}
+	return frag, shared
+}
+
 func logError(err error) {
 	js.Global().Get("console").Call("error", "schedplay: "+err.Error())
 }

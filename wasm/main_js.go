@@ -21,7 +21,13 @@ func main() {
 	// checks use it directly, without a JavaScript call each time.
 	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
 	presets, probs := play.BuiltinPresets()
-	m := play.New(play.Options{Presets: presets, Clock: clock})
+	tPresets := clock()
+	// The page script leaves the URL's fragment and any shared scenario in
+	// window.schedplayBoot before starting the program.
+	frag, shared := bootArgs()
+	m := play.New(play.Options{Presets: presets, Clock: clock, Fragment: frag, Shared: shared})
+	m.NoteStartup("presets", tPresets)
+	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)
 	registerBridge(g, probs)
 

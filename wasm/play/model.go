@@ -21,6 +21,9 @@ type Options struct {
 	// BudgetMs is the engine time allowed per frame while playing (default 5 ms):
 	// the rest of a 16 ms frame is left for drawing and the browser.
 	BudgetMs float64
+	// Fragment and Shared are the first Load's arguments (the page's URL).
+	Fragment string
+	Shared   []byte
 }
 
 // Model is the playground's state; see the package doc.
@@ -78,7 +81,7 @@ func New(o Options) *Model {
 	}
 	m := &Model{presets: o.Presets, clock: o.Clock, budgetMs: o.BudgetMs, runToNs: -1, sliceNs: 20_000,
 		sel: Selection{CPU: -1, Thread: -1}, pal: view.Dark()}
-	m.Load("", nil)
+	m.Load(o.Fragment, o.Shared)
 	return m
 }
 
@@ -164,7 +167,10 @@ func decodeWith(data []byte, knobs []urlstate.Knob) (engine.Scenario, error) {
 func (m *Model) setBase(sc engine.Scenario, knobs []urlstate.Knob) {
 	m.base = sc
 	m.baseVals, _ = knobValues(sc)
-	m.controls = Controls(sc)
+	if m.controls == nil {
+		// What the engine accepts does not depend on the scenario; probe once.
+		m.controls = Controls(engine.DefaultScenario())
+	}
 	var keep []urlstate.Knob
 	for _, path := range engine.KnobPaths() {
 		i := slices.IndexFunc(knobs, func(k urlstate.Knob) bool { return k.Path == path })

@@ -1,6 +1,9 @@
 package play
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // frameStats keeps the last frames' Update+Draw durations (wall ms, measured by
 // the shell with performance.now) for the in-page budget report.
@@ -9,6 +12,13 @@ type frameStats struct {
 	n      int
 	frames int64
 	first  float64 // ms from page start to the first drawn frame
+	// startup lists named start-up phases and their durations in ms.
+	startup []string
+}
+
+// NoteStartup records how long a start-up phase took (for the load-time report).
+func (m *Model) NoteStartup(phase string, ms float64) {
+	m.frames.startup = append(m.frames.startup, phase+" "+strconv.FormatFloat(ms, 'f', 1, 64)+" ms")
 }
 
 // RecordFrame stores one frame's Update+Draw duration.
@@ -31,12 +41,13 @@ type Perf struct {
 	Frames       int64   `json:"frames"`
 	FirstFrameMs float64 `json:"first_frame_ms"`
 	// MedianMs and P95Ms are over the last (up to) 600 frames.
-	MedianMs float64 `json:"median_ms"`
-	P95Ms    float64 `json:"p95_ms"`
-	MaxMs    float64 `json:"max_ms"`
-	Samples  int     `json:"samples"`
-	BudgetMs float64 `json:"budget_ms"`
-	Vertices int     `json:"vertices"`
+	MedianMs float64  `json:"median_ms"`
+	P95Ms    float64  `json:"p95_ms"`
+	MaxMs    float64  `json:"max_ms"`
+	Samples  int      `json:"samples"`
+	BudgetMs float64  `json:"budget_ms"`
+	Vertices int      `json:"vertices"`
+	Startup  []string `json:"startup"`
 }
 
 // Perf returns the frame-cost summary.
@@ -45,7 +56,7 @@ func (m *Model) Perf() Perf {
 	n := min(f.n, len(f.buf))
 	s := slices.Clone(f.buf[:n])
 	slices.Sort(s)
-	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.budgetMs, Vertices: m.mesh.Vertices()}
+	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.budgetMs, Vertices: m.mesh.Vertices(), Startup: f.startup}
 	if n > 0 {
 		p.MedianMs = s[n/2]
 		p.P95Ms = s[min(n-1, n*95/100)]
@@ -56,6 +67,5 @@ func (m *Model) Perf() Perf {
 
 // ResetPerf forgets the recorded frames (to measure one configuration).
 func (m *Model) ResetPerf() {
-	first := m.frames.first
-	m.frames = frameStats{first: first}
+	m.frames = frameStats{first: m.frames.first, startup: m.frames.startup}
 }
