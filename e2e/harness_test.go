@@ -286,7 +286,19 @@ type pageState struct {
 	} `json:"arms"`
 	Problems []string `json:"problems"`
 	Tiles    int      `json:"tiles"`
-	Perf     struct {
+	Boxes    []struct {
+		Arm int     `json:"arm"`
+		CPU int     `json:"cpu"`
+		X   float64 `json:"x"`
+		Y   float64 `json:"y"`
+		W   float64 `json:"w"`
+	} `json:"boxes"`
+	Selected struct {
+		Arm    int `json:"arm"`
+		CPU    int `json:"cpu"`
+		Thread int `json:"thread"`
+	} `json:"selected"`
+	Perf struct {
 		Frames       int64   `json:"frames"`
 		FirstFrameMs float64 `json:"first_frame_ms"`
 		MedianMs     float64 `json:"median_ms"`

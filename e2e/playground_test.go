@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestPageDraws: the page loads, draws vCPU tiles (the canvas is not blank) and
@@ -224,5 +227,41 @@ func TestShareAndCopy(t *testing.T) {
 	text := eval[string](t, ctx, `document.getElementById('problems').innerText`)
 	if !strings.Contains(text, "nosuchid") {
 		t.Errorf("a missing share should be reported: %q", text)
+	}
+}
+
+// TestExplainOnClick: clicking a vCPU tile, or moving to it with the arrow keys,
+// explains the scheduler's last decision about it.
+func TestExplainOnClick(t *testing.T) {
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&compare=off&speed=max")
+	eval[bool](t, ctx, `window.schedplay.runTo(150000000), true`)
+	waitFor(t, ctx, `(s => !s.playing && s.now_ns === 150000000)(window.schedplay.state())`, 60*time.Second)
+	st := state(t, ctx)
+	var box struct{ X, Y, W float64 }
+	for _, b := range st.Boxes {
+		if b.CPU == 0 {
+			box.X, box.Y, box.W = b.X, b.Y, b.W
+		}
+	}
+	// Canvas coordinates to page coordinates.
+	left := eval[float64](t, ctx, `document.querySelector('#stage canvas').getBoundingClientRect().left`)
+	top := eval[float64](t, ctx, `document.querySelector('#stage canvas').getBoundingClientRect().top`)
+	x, y := left+box.X+box.W/2, top+box.Y+box.W/2
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(x, y)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.getElementById('explain').textContent.startsWith('CPU 0 · t = ')`, 5*time.Second)
+	if s := state(t, ctx); s.Selected.CPU != 0 || s.Selected.Thread != -1 {
+		t.Errorf("selected %+v after clicking CPU 0", s.Selected)
+	}
+	// Arrow keys on the focused canvas move the selection.
+	eval[bool](t, ctx, `document.querySelector('#stage canvas').focus(), true`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `window.schedplay.state().selected.cpu === 1`, 5*time.Second)
+	if ex := eval[string](t, ctx, `document.getElementById('explain').textContent`); !strings.HasPrefix(ex, "CPU 1") {
+		t.Errorf("after ArrowRight the explanation is %q", ex)
 	}
 }

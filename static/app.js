@@ -55,7 +55,7 @@
     core = window.schedplayCore;
     const canvas = document.querySelector('body > canvas');
     if (canvas) {
-      canvas.setAttribute('aria-label', 'vCPU tiles; click a tile or a thread chip for an explanation');
+      canvas.setAttribute('aria-label', 'vCPU tiles: click a tile or a thread chip, or use the arrow keys, for an explanation below');
       canvas.setAttribute('role', 'img');
       stage.appendChild(canvas);
       window.scrollTo(0, 0); // Ebiten focuses the canvas, which scrolls it into view
@@ -184,6 +184,7 @@
     $('embed-play').firstElementChild.textContent = ui.playing ? '❚❚' : '▶';
     $('embed-time').textContent = ui.time;
     if (document.activeElement !== $('speed')) $('speed').value = ui.speed;
+    $('show-ghosts').checked = ui.ghosts;
     $('speed-val').textContent = ui.eff_speed ? 'now ' + ui.eff_speed : '';
     $('sim-time').textContent = ui.time;
     $('horizon').textContent = 'of ' + ui.horizon;
@@ -392,6 +393,7 @@
   $('reset').addEventListener('click', () => cmd('reset'));
   $('sweep').addEventListener('click', () => cmd('sweep'));
   $('speed').addEventListener('change', (e) => set('speed', e.target.value));
+  $('show-ghosts').addEventListener('change', (e) => set('ghosts', e.target.checked ? '1' : '0'));
   $('compare').addEventListener('change', (e) => set('compare', e.target.value));
   $('preset').addEventListener('change', (e) => { if (e.target.value) set('preset', e.target.value); });
   $('chart-metric').addEventListener('change', (e) => set('chart', e.target.value));
@@ -405,6 +407,12 @@
   document.addEventListener('keydown', (e) => {
     if (!core || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
+    if (t.tagName === 'CANVAS') {
+      // Keyboard selection of vCPUs on the canvas: arrows move, Escape clears.
+      const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+      if (moves[e.key]) { e.preventDefault(); cmd('move', ...moves[e.key]); return; }
+      if (e.key === 'Escape') { cmd('select', 0, -1, -1); return; }
+    }
     if (t.closest && t.closest('input, select, textarea, button, a')) return;
     if (e.key === ' ') { e.preventDefault(); cmd('toggle'); }
     else if (e.key === '.') cmd('step');

@@ -78,6 +78,8 @@ func registerBridge(g *game, problems []string) {
 			g.ebitenAA = num(args, 1) != 0
 		case "perfReset":
 			m.ResetPerf()
+		case "move":
+			m.MoveSelection(int(num(args, 1)), int(num(args, 2)))
 		case "select":
 			m.Select(int(num(args, 1)), int(num(args, 2)), int(num(args, 3)))
 		default:

@@ -19,6 +19,7 @@ type Arm struct {
 	Snap engine.Snapshot
 
 	vis        []engine.VisEvent
+	decs       []engine.Decision // scratch for finding suppressed IPIs
 	flights    []flight
 	migrations []migration
 	series     view.Series
@@ -37,6 +38,9 @@ type flight struct {
 	due      int64
 	// landedMs is the wall time at which the trail started (0 while in the air).
 	landedMs float64
+	// ghost marks a wakeup IPI the scheduler decided not to send (drawn faint,
+	// ending in a "no entry" mark), so the absence of an IPI is visible too.
+	ghost bool
 }
 
 // migration is a thread chip sliding from one tile to another, in wall time.
@@ -78,28 +82,40 @@ func newArm(name string, set []string, sc engine.Scenario) (*Arm, error) {
 // runUntil advances the simulation to t and takes in what happened.
 // runUntil advances the simulation to t and takes in what happened; slides says
 // whether to animate migrations (see Model.slides).
-func (a *Arm) runUntil(t int64, wallMs float64, slides bool) {
+func (a *Arm) runUntil(t int64, wallMs float64, slow, ghosts bool) {
 	a.Sim.RunUntil(t)
-	a.drain(wallMs, slides)
+	a.drain(wallMs, slow, ghosts)
 }
 
 // step processes one event.
-func (a *Arm) step(wallMs float64) {
+func (a *Arm) step(wallMs float64, ghosts bool) {
 	a.Sim.Step()
-	a.drain(wallMs, true)
+	a.drain(wallMs, true, ghosts)
 }
 
-// drain turns the engine's visual events into animation state and histogram counts.
-func (a *Arm) drain(wallMs float64, slides bool) {
+// drain turns the engine's visual events into animation state and histogram
+// counts. slow enables what only reads in slow motion: sliding migrations and,
+// with ghosts, the arcs of suppressed IPIs.
+func (a *Arm) drain(wallMs float64, slow, ghosts bool) {
+	slides := slow
 	a.vis = a.Sim.DrainVis(a.vis[:0])
+	haveDecs := false
 	for _, e := range a.vis {
 		switch e.Kind {
-		case engine.VisIPISend:
-			if len(a.flights) == maxFlights {
-				copy(a.flights, a.flights[1:])
-				a.flights = a.flights[:maxFlights-1]
+		case engine.VisDecision:
+			if !slow || !ghosts {
+				continue
 			}
-			a.flights = append(a.flights, flight{kind: e.IPI, from: int(e.CPU), to: int(e.Other),
+			if !haveDecs {
+				a.decs = a.Sim.Decisions(a.decs[:0])
+				haveDecs = true
+			}
+			if d, ok := findDecision(a.decs, e); ok && d.Kind == engine.DecIPISuppressed {
+				a.addFlight(flight{kind: engine.IPIWakeup, from: int(d.CPU), to: int(d.Target), sent: e.AtNs,
+					due: e.AtNs + max(a.Sc.Machine.Costs.IPILatencyNs, 1), ghost: true})
+			}
+		case engine.VisIPISend:
+			a.addFlight(flight{kind: e.IPI, from: int(e.CPU), to: int(e.Other),
 				sent: e.AtNs, due: e.AtNs + int64(max(e.Arg, 1))})
 		case engine.VisMigrate:
 			if !slides {
@@ -116,6 +132,30 @@ func (a *Arm) drain(wallMs float64, slides bool) {
 			}
 		}
 	}
+}
+
+// addFlight keeps the newest maxFlights IPIs.
+func (a *Arm) addFlight(f flight) {
+	if len(a.flights) == maxFlights {
+		copy(a.flights, a.flights[1:])
+		a.flights = a.flights[:maxFlights-1]
+	}
+	a.flights = append(a.flights, f)
+}
+
+// findDecision finds the record a VisDecision event announced, searching from the
+// newest (the event carries the decision's CPU, target, thread and time).
+func findDecision(ds []engine.Decision, e engine.VisEvent) (engine.Decision, bool) {
+	for i := len(ds) - 1; i >= 0; i-- {
+		d := ds[i]
+		if d.AtNs < e.AtNs {
+			break
+		}
+		if d.AtNs == e.AtNs && d.CPU == e.CPU && d.Target == e.Other && d.Thread == e.Thread {
+			return d, true
+		}
+	}
+	return engine.Decision{}, false
 }
 
 // settle runs after a frame's stepping: it snapshots the machine, feeds the charts

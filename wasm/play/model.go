@@ -68,7 +68,9 @@ type Model struct {
 
 // Selection is the clicked vCPU or thread (Thread -1 for a vCPU; CPU -1 for none).
 type Selection struct {
-	Arm, CPU, Thread int
+	Arm    int `json:"arm"`
+	CPU    int `json:"cpu"`
+	Thread int `json:"thread"`
 }
 
 // New returns a model showing the default preset; call Load to apply a URL.
@@ -402,6 +404,14 @@ func (m *Model) set(path, value string) string {
 		}
 		m.chart = view.Metric(i)
 		return ""
+	case "ghosts":
+		switch value {
+		case "0", "1":
+			m.url.View.NoGhosts = value == "0"
+		default:
+			return fmt.Sprintf("ghosts: %q is not 0 or 1", value)
+		}
+		return ""
 	case "hide", "embed":
 		st, probs := urlstate.Parse("v=1&" + path + "=" + value)
 		if len(probs) > 0 {
@@ -483,9 +493,10 @@ func (m *Model) Step() {
 		return
 	}
 	a0 := m.arms[0]
-	a0.step(m.lastMs)
+	ghosts := !m.url.View.NoGhosts
+	a0.step(m.lastMs, ghosts)
 	for _, a := range m.arms[1:] {
-		a.runUntil(a0.Sim.NowNs(), m.lastMs, true)
+		a.runUntil(a0.Sim.NowNs(), m.lastMs, true, ghosts)
 	}
 	for _, a := range m.arms {
 		a.settle(m.lastMs)
@@ -512,6 +523,34 @@ func (m *Model) done() bool {
 // Select marks a vCPU or thread for the explanation line (cpu -1 clears).
 func (m *Model) Select(arm, cpu, thread int) {
 	m.sel = Selection{Arm: arm, CPU: cpu, Thread: thread}
+}
+
+// MoveSelection moves the selected vCPU by dx columns and dy rows of its grid
+// (keyboard navigation of the canvas); with nothing selected it selects arm A's
+// CPU 0. Moving past the last column of arm A continues into arm B's first.
+func (m *Model) MoveSelection(dx, dy int) {
+	if m.sel.CPU < 0 || m.sel.Arm >= len(m.arms) {
+		m.sel = Selection{CPU: 0, Thread: -1}
+		return
+	}
+	n := len(m.arms[m.sel.Arm].Snap.CPUs)
+	cols := 1
+	if m.sel.Arm < len(m.lay.grids) && m.lay.grids[m.sel.Arm].Cols > 0 {
+		cols = m.lay.grids[m.sel.Arm].Cols
+	}
+	col, row := m.sel.CPU%cols, m.sel.CPU/cols
+	col += dx
+	row += dy
+	arm := m.sel.Arm
+	switch {
+	case col >= cols && arm+1 < len(m.arms):
+		arm, col = arm+1, 0
+	case col < 0 && arm > 0:
+		arm, col = arm-1, cols-1
+	}
+	col = min(max(col, 0), cols-1)
+	cpu := min(max(row*cols+col, 0), n-1)
+	m.sel = Selection{Arm: arm, CPU: cpu, Thread: -1}
 }
 
 // Click selects what is under a point given in CSS pixels on the canvas.

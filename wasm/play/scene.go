@@ -98,7 +98,7 @@ func (m *Model) renderArm(a *Arm, ai int, g view.Grid, nowMs float64, s float32)
 		if f.from < 0 || f.to < 0 || f.from >= len(g.Tiles) || f.to >= len(g.Tiles) || f.from == f.to {
 			continue
 		}
-		look := view.FlightLook{Kind: f.kind, Width: width}
+		look := view.FlightLook{Kind: f.kind, Width: width, Ghost: f.ghost}
 		if f.landedMs > 0 {
 			look.Fade = float32(min(max((nowMs-f.landedMs)/trailMs, 0.02), 1))
 		} else if f.due > f.sent {

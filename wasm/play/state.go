@@ -32,7 +32,21 @@ type State struct {
 	Problems []string   `json:"problems"`
 	Message  string     `json:"message"`
 	Tiles    int        `json:"tiles"`
-	Perf     Perf       `json:"perf"`
+	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
+	// and embedding pages that point at a vCPU.
+	Boxes    []Box     `json:"boxes"`
+	Selected Selection `json:"selected"`
+	Explain  string    `json:"explain"`
+	Perf     Perf      `json:"perf"`
+}
+
+// Box is one vCPU tile on the canvas.
+type Box struct {
+	Arm int     `json:"arm"`
+	CPU int     `json:"cpu"`
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+	W   float64 `json:"w"`
 }
 
 // ArmState is one arm in State.
@@ -89,9 +103,14 @@ func (m *Model) State() State {
 		st.Arms = append(st.Arms, as)
 	}
 	st.Metrics, st.CPUs = st.Arms[0].Metrics, st.Arms[0].CPUs
-	for _, g := range m.lay.grids {
+	for ai, g := range m.lay.grids {
 		st.Tiles += len(g.Tiles)
+		for ci, r := range g.Tiles {
+			s := m.lay.scale
+			st.Boxes = append(st.Boxes, Box{Arm: ai, CPU: ci, X: float64(r.X) / s, Y: float64(r.Y) / s, W: float64(r.W) / s})
+		}
 	}
+	st.Selected, st.Explain = m.sel, m.Explain()
 	return st
 }
 

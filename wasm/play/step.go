@@ -79,9 +79,9 @@ func (m *Model) advance(target int64, deadline float64) {
 	for a0.Sim.NowNs() < target {
 		t1 := min(target, a0.Sim.NowNs()+m.sliceNs)
 		s := m.clock()
-		slides := m.slides()
+		slow, ghosts := m.slides(), !m.url.View.NoGhosts
 		for _, a := range m.arms {
-			a.runUntil(t1, m.lastMs, slides)
+			a.runUntil(t1, m.lastMs, slow, ghosts)
 		}
 		e := m.clock() - s
 		switch {

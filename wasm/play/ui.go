@@ -99,10 +99,11 @@ type UI struct {
 	Sweep     Chart `json:"sweep"`
 	Hist      Chart `json:"hist"`
 
-	Theme string   `json:"theme"`
-	Hide  []string `json:"hide"`
-	Embed bool     `json:"embed"`
-	Perf  Perf     `json:"perf"`
+	Theme  string   `json:"theme"`
+	Hide   []string `json:"hide"`
+	Embed  bool     `json:"embed"`
+	Ghosts bool     `json:"ghosts"`
+	Perf   Perf     `json:"perf"`
 }
 
 // PaneUI positions an arm's HTML title over the canvas, in CSS pixels.
@@ -226,7 +227,7 @@ func (m *Model) UI() UI {
 		Preset: m.preset.Name, Description: m.preset.Description, Compare: m.compareValue(),
 		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.base.Seed, 10), Explain: m.Explain(),
 		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.url.View.Hide,
-		Embed: m.url.View.Embed, Perf: m.Perf(),
+		Embed: m.url.View.Embed, Ghosts: !m.url.View.NoGhosts, Perf: m.Perf(),
 	}
 	if u.Speed == "" {
 		u.Speed = DefaultSpeed

@@ -68,6 +68,9 @@ type View struct {
 	// Hide lists parts of the page to hide, in HideControls, HideCharts order.
 	Hide  []string
 	Theme string // ThemeDark (the default, written as nothing) or ThemeLight
+	// NoGhosts hides the faint arcs of wakeup IPIs the scheduler decided not to
+	// send (ghosts=0).
+	NoGhosts bool
 }
 
 // State is everything a fragment carries.
@@ -204,6 +207,14 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 			}
 		}
 		slices.SortFunc(st.View.Hide, func(a, b string) int { return hideRank(a) - hideRank(b) })
+	case "ghosts":
+		switch val {
+		case "0":
+			st.View.NoGhosts = true
+		case "1", "":
+		default:
+			return bad("%s is not 0 or 1", quote(val))
+		}
 	case "theme":
 		switch val {
 		case ThemeDark, ThemeLight:
@@ -355,6 +366,9 @@ func Encode(st State) string {
 	}
 	if len(st.View.Hide) > 0 {
 		add("hide", strings.Join(st.View.Hide, ","))
+	}
+	if st.View.NoGhosts {
+		add("ghosts", "0")
 	}
 	if st.View.Embed {
 		add("embed", "1")

@@ -1,6 +1,10 @@
 package view
 
-import "schedplay/engine"
+import (
+	"math"
+
+	"schedplay/engine"
+)
 
 // IPI arcs and migrating chips.
 
@@ -19,6 +23,9 @@ type FlightLook struct {
 	Fade float32
 	// Width is the line width for a fresh arc.
 	Width float32
+	// Ghost draws an IPI that was not sent: faint, dotted, ending in a barred
+	// circle at the target.
+	Ghost bool
 }
 
 // DrawFlight paints an IPI from tile from to tile to. In the air: the whole path
@@ -31,6 +38,16 @@ func DrawFlight(m *Mesh, p *Palette, from, to Rect, f FlightLook) {
 	col := p.IPIColor(f.Kind)
 	n := arcSegments(dist(a, b) * 1.2)
 	w := f.Width
+	if f.Ghost {
+		faint := Mix(col, p.Stage, 0.45+0.5*f.Fade)
+		m.scratch2 = AppendQuad(m.scratch2[:0], a, c, b, 0, 1, n)
+		m.StrokeDashed(m.scratch2, w*0.7, w*0.9, w*1.6, faint)
+		r := w * 3
+		m.StrokeArc(b.X, b.Y, r, 0, 2*math.Pi, w*0.8, faint)
+		m.scratch2 = append(m.scratch2[:0], Point{b.X - r*0.7, b.Y - r*0.7}, Point{b.X + r*0.7, b.Y + r*0.7})
+		m.StrokePolyline(m.scratch2, w*0.8, faint)
+		return
+	}
 	dashed := f.Kind == engine.IPIPull
 	stroke := func(pts []Point, w float32, col Color) {
 		if dashed {

@@ -1,0 +1,115 @@
+package play
+
+import (
+	"testing"
+
+	"schedplay/engine"
+)
+
+// In slow motion the wakeups the scheduler chose not to signal become ghost arcs;
+// with ghosts=0 they do not.
+func TestGhostArcs(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	count := func(frag string) (ghosts, real int) {
+		m := New(Options{Presets: ps, Fragment: frag})
+		for range 20000 {
+			m.Step()
+			for _, a := range m.arms {
+				for _, f := range a.flights {
+					if f.ghost {
+						ghosts++
+					} else {
+						real++
+					}
+				}
+			}
+			if ghosts > 0 && real > 0 {
+				break
+			}
+		}
+		return ghosts, real
+	}
+	if g, r := count("#v=1&preset=tpcb-32vcpu&compare=off"); g == 0 || r == 0 {
+		t.Errorf("stepping the collapse shows %d ghost and %d real IPIs; want both", g, r)
+	}
+	if g, _ := count("#v=1&preset=tpcb-32vcpu&compare=off&ghosts=0"); g != 0 {
+		t.Errorf("ghosts=0 still draws %d ghost arcs", g)
+	}
+}
+
+func TestFindDecision(t *testing.T) {
+	ds := []engine.Decision{
+		{AtNs: 5, Kind: engine.DecIPISent, CPU: 0, Target: 3, Thread: 7},
+		{AtNs: 9, Kind: engine.DecIPISuppressed, CPU: 0, Target: 4, Thread: 8},
+		{AtNs: 9, Kind: engine.DecWakePlace, CPU: 0, Target: 4, Thread: 9},
+	}
+	d, ok := findDecision(ds, engine.VisEvent{AtNs: 9, CPU: 0, Other: 4, Thread: 8})
+	if !ok || d.Kind != engine.DecIPISuppressed {
+		t.Errorf("found %+v, %v", d, ok)
+	}
+	if _, ok := findDecision(ds, engine.VisEvent{AtNs: 7, CPU: 0, Other: 3, Thread: 7}); ok {
+		t.Error("matched a decision at another time")
+	}
+}
+
+func TestMoveSelection(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	m := New(Options{Presets: ps, Fragment: "#v=1&preset=tpcb-32vcpu"})
+	m.Render(1400, 600, 1, 0) // lays out 2 arms
+	cols := m.lay.grids[0].Cols
+	m.MoveSelection(1, 0)
+	if m.sel != (Selection{Arm: 0, CPU: 0, Thread: -1}) {
+		t.Fatalf("first move selects %+v, want A's CPU 0", m.sel)
+	}
+	m.MoveSelection(0, 1)
+	if m.sel.CPU != cols {
+		t.Errorf("down from CPU 0 gives %d, want %d", m.sel.CPU, cols)
+	}
+	m.MoveSelection(-1, 0)
+	if m.sel.CPU != cols {
+		t.Errorf("left at column 0 of arm A moved to %+v", m.sel)
+	}
+	for range cols {
+		m.MoveSelection(1, 0)
+	}
+	if m.sel.Arm != 1 || m.sel.CPU != cols {
+		t.Errorf("right past the last column gives %+v, want arm B CPU %d", m.sel, cols)
+	}
+	for range 100 {
+		m.MoveSelection(0, 1)
+	}
+	if m.sel.CPU >= 32 {
+		t.Errorf("moved off the grid: %+v", m.sel)
+	}
+}
+
+// FuzzLoad: no fragment or shared scenario makes Load panic, and what it leaves
+// in the URL loads again without problems.
+func FuzzLoad(f *testing.F) {
+	ps, _ := BuiltinPresets()
+	for _, s := range []string{"", "#v=1&preset=tpcb-32vcpu&machine.vcpus=4", "#v=1&compare=machine.vcpus:1,2&speed=1us",
+		"#v=1&preset=hackbench&compare=sched.wake_sync:old,new", "#v=1&workload.clients=0&machine.platform=native"} {
+		f.Add(s, "")
+	}
+	f.Add("#v=1&compare=arms", `{"version":1,"machine":{"vcpus":2},"arms":[{"name":"a","set":{"seed":"2"}},{"name":"b","set":{"seed":"3"}}]}`)
+	f.Fuzz(func(t *testing.T, frag, shared string) {
+		var sh []byte
+		if shared != "" {
+			sh = []byte(shared)
+		}
+		m := New(Options{Presets: ps, Fragment: frag, Shared: sh})
+		m.Update(16)
+		m.Render(300, 200, 1, 16)
+		out := m.Fragment()
+		if !m.shared {
+			sh = nil // a rejected share is reported on every load; the page fell back
+		}
+		m2 := New(Options{Presets: ps, Fragment: out, Shared: sh})
+		if len(m2.problems) > 0 {
+			t.Fatalf("Load(%q) wrote %q, which reloads with problems %v", frag, out, m2.problems)
+		}
+		if got := m2.Fragment(); got != out {
+			t.Fatalf("fragment %q reloads as %q", out, got)
+		}
+	})
+}
