@@ -265,3 +265,26 @@ func TestExplainOnClick(t *testing.T) {
 		t.Errorf("after ArrowRight the explanation is %q", ex)
 	}
 }
+
+// TestSweep runs a (short) sweep from the button and checks both arms' lines and
+// the published points are plotted.
+func TestSweep(t *testing.T) {
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&duration_ms=300&warmup_ms=100")
+	if n := eval[int](t, ctx, `document.querySelectorAll('#chart-sweep circle').length`); n != 10 {
+		t.Errorf("%d published points before the sweep, want the preset's 10", n)
+	}
+	eval[bool](t, ctx, `document.getElementById('sweep').click(), true`)
+	waitFor(t, ctx, `document.getElementById('sweep-note').textContent.startsWith('sweeping')`, 10*time.Second)
+	waitFor(t, ctx, `document.getElementById('sweep-note').textContent.startsWith('each point')`, 120*time.Second)
+	paths := eval[[]string](t, ctx, `[...document.querySelectorAll('#chart-sweep path')].map(p => p.getAttribute('d'))`)
+	if len(paths) != 2 {
+		t.Fatalf("%d sweep lines, want one per arm", len(paths))
+	}
+	for i, d := range paths {
+		if strings.Count(d, "L") < 4 {
+			t.Errorf("sweep line %d has too few points: %q", i, d)
+		}
+	}
+	screenshot(t, ctx, "#charts", "sweep")
+}

@@ -3,6 +3,7 @@ package play
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"schedplay/engine"
@@ -33,8 +34,8 @@ func (m *Model) timeChart() Chart {
 		c.Empty = "press play: the chart fills as simulated time passes"
 		return c
 	}
-	ymax := 0.0
 	var vals [][]float64
+	var all []float64
 	for _, a := range m.arms {
 		v := a.series.Values(nil, m.chart)
 		// The last bucket is partial and noisy; drop it while there are others.
@@ -42,10 +43,13 @@ func (m *Model) timeChart() Chart {
 			v = v[:len(v)-1]
 		}
 		vals = append(vals, v)
-		for _, x := range v {
-			ymax = max(ymax, x)
-		}
+		all = append(all, v...)
 	}
+	// Scale to the 98th percentile, not the maximum: one burst (all clients
+	// starting at once) would otherwise flatten the rest of the run. Clipped
+	// spikes run off the top.
+	slices.Sort(all)
+	ymax := all[min(len(all)-1, len(all)*98/100)] * 1.15
 	if m.chart == view.BusyVCPUs {
 		ymax = max(ymax, float64(m.arms[0].Sc.Machine.VCPUs))
 	}

@@ -93,7 +93,7 @@ func (m *Model) renderArm(a *Arm, ai int, g view.Grid, nowMs float64, s float32)
 		m.hits = view.DrawTile(&m.mesh, pal, g.Tiles[ci], in, ai, m.hits)
 	}
 	now := a.Snap.NowNs
-	width := max(g.Size*0.045, 1.5*s)
+	width := max(g.Size*0.05, 2*s)
 	for _, f := range a.flights {
 		if f.from < 0 || f.to < 0 || f.from >= len(g.Tiles) || f.to >= len(g.Tiles) || f.from == f.to {
 			continue

@@ -55,6 +55,16 @@ type ArmState struct {
 	Set     []string   `json:"set"`
 	Metrics Metrics    `json:"metrics"`
 	CPUs    []CPUState `json:"cpus"`
+	Anim    Anim       `json:"anim"`
+}
+
+// Anim counts what the arm is animating: IPIs in the air, fading trails, ghost
+// arcs of IPIs not sent, and sliding migrations.
+type Anim struct {
+	InAir  int `json:"in_air"`
+	Trails int `json:"trails"`
+	Ghosts int `json:"ghosts"`
+	Slides int `json:"slides"`
 }
 
 // Metrics are an arm's running totals since time zero and the engine's results
@@ -95,7 +105,17 @@ func (m *Model) State() State {
 		st.Scenario = data
 	}
 	for _, a := range m.arms {
-		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a)}
+		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a), Anim: Anim{Slides: len(a.migrations)}}
+		for _, f := range a.flights {
+			switch {
+			case f.ghost:
+				as.Anim.Ghosts++
+			case f.landedMs == 0:
+				as.Anim.InAir++
+			default:
+				as.Anim.Trails++
+			}
+		}
 		for _, c := range a.Snap.CPUs {
 			as.CPUs = append(as.CPUs, CPUState{ID: c.ID, State: c.State.String(), Running: c.Running,
 				Runqueue: len(c.Runqueue), Incoming: len(c.Incoming), Load: c.Load, SpinWindow: c.SpinWindow})

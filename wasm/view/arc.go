@@ -70,8 +70,8 @@ func DrawFlight(m *Mesh, p *Palette, from, to Rect, f FlightLook) {
 		stroke(m.scratch2, w, col)
 	}
 	head := QuadAt(a, c, b, t)
-	m.FillCircle(head.X, head.Y, w*1.9, p.Stage)
-	m.FillCircle(head.X, head.Y, w*1.45, col)
+	m.FillCircle(head.X, head.Y, w*2.4, p.Stage)
+	m.FillCircle(head.X, head.Y, w*1.8, col)
 }
 
 // Ease is the smoothstep easing used for sliding chips.
