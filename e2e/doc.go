@@ -5,5 +5,7 @@
 // The tests need Chromium (apt-get install chromium). Without it they skip, unless
 // CI=true, where a missing browser is a failure. SCHEDPLAY_CHROME overrides the
 // browser path; SCHEDPLAY_SCREENSHOTS names a directory to keep the screenshots in
-// (they go to a temporary directory otherwise).
+// (they go to a temporary directory otherwise). SCHEDPLAY_E2E_URL points the tests
+// at a running server instead of their own (e.g. `schedplay serve`, to check its
+// headers and share API with the page).
 package e2e

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -199,7 +200,56 @@ func browser(t testing.TB, width, height int) (context.Context, string) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("opening a tab: %v", err)
 	}
-	return ctx, shared.srv.URL
+	// Any uncaught exception or console error (a CSP refusal, a failed fetch, a Go
+	// panic) fails the test.
+	var mu sync.Mutex
+	var errs []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = "exception: " + ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				msg += " " + ev.ExceptionDetails.Exception.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type != runtime.ConsoleAPICalledTypeError {
+				return
+			}
+			msg = "console.error:"
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		default:
+			return
+		}
+		mu.Lock()
+		errs = append(errs, msg)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range errs {
+			if !expectedConsoleError(e) {
+				t.Errorf("page error: %s", e)
+			}
+		}
+	})
+	base := shared.srv.URL
+	if u := os.Getenv("SCHEDPLAY_E2E_URL"); u != "" {
+		base = strings.TrimSuffix(u, "/")
+	}
+	return ctx, base
+}
+
+// expectedConsoleError lists errors a test provokes on purpose: a share id that
+// does not exist, the share service refusing.
+func expectedConsoleError(msg string) bool {
+	return strings.Contains(msg, "404") || strings.Contains(msg, "503")
 }
 
 // setDPR emulates a device pixel ratio (HiDPI screens).
