@@ -74,7 +74,9 @@ func TestGallery(t *testing.T) {
 		{"phone", 390, 844, "#v=1&preset=tpcb-32vcpu", "300000000", false, ""},
 		{"64vcpu-256clients", 1440, 900, "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256", "300000000", false, "#stage"},
 		{"1vcpu", 1000, 700, "#v=1&preset=tpcb-32vcpu&machine.vcpus=1&workload.clients=8&compare=off", "200000000", false, "#stage"},
-		{"adaptive-spin", 1440, 900, "#v=1&preset=durable-write&compare=sched.idle_spin.adaptive", "300000000", false, "#stage"},
+		{"durable-write-adaptive", 1440, 900, "#v=1&preset=durable-write", "2500000000", false, ""},
+		{"hackbench-wake-sync", 1440, 900, "#v=1&preset=hackbench", "20000000", false, ""},
+		{"idle-guest-light", 1280, 800, "#v=1&preset=idle-guest&theme=light", "2500000000", false, "#stage"},
 	}
 	for _, s := range shots {
 		t.Run(s.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +292,23 @@ func TestSweep(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "#charts", "sweep")
+}
+
+// TestRelayoutOnResize: the tiles are laid out again when the window changes size.
+func TestRelayoutOnResize(t *testing.T) {
+	ctx, base := browser(t, 1400, 900)
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu")
+	before := state(t, ctx).Boxes[0].W
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(700, 900)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `window.schedplay.state().boxes[0].w < `+strconv.FormatFloat(before*0.9, 'f', 2, 64), 10*time.Second)
+	st := state(t, ctx)
+	cw := eval[float64](t, ctx, `document.querySelector('#stage canvas').clientWidth`)
+	for _, b := range st.Boxes {
+		if b.X < 0 || b.X+b.W > cw+0.5 {
+			t.Fatalf("after resizing, tile %d of arm %d (x %.0f, w %.0f) is outside the %.0f px canvas", b.CPU, b.Arm, b.X, b.W, cw)
+		}
+	}
+	screenshot(t, ctx, "#stage", "resized-700")
 }

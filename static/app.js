@@ -284,8 +284,9 @@
       // The change goes beside the label, so a card is two lines in compare mode.
       d.children[0].replaceChildren(el('span', { text: c.label }));
       if (c.change) d.children[0].append(el('span', { class: c.verdict || 'same', text: c.change }));
-      d.children[2].textContent = c.note || '';
-      d.children[2].hidden = !c.note;
+      const sub = [c.note, c.published ? 'published ' + c.published : ''].filter(Boolean).join(' · ');
+      d.children[2].textContent = sub;
+      d.children[2].hidden = !sub;
     });
   }
 

@@ -93,6 +93,11 @@ func (m *Model) sweepChart() Chart {
 	for _, p := range pub {
 		xmax, ymax = max(xmax, p.clients), max(ymax, p.tput)
 	}
+	if !usesClients(m.base) {
+		c.Button = ""
+		c.Empty = "this workload has no client count to sweep"
+		return c
+	}
 	if sw == nil && len(pub) == 0 {
 		c.Empty = "run the scenario across client counts for every arm"
 		return c

@@ -321,8 +321,28 @@ func (m *Model) rebuild() {
 	m.lay = layout{}
 }
 
+// workloadLabel says how big the workload is, in its own terms.
+func workloadLabel(sc engine.Scenario) string {
+	w := sc.Workload
+	switch w.Kind {
+	case engine.WorkloadHackbench:
+		return fmt.Sprintf("%d tasks", 2*w.Hackbench.Groups*w.Hackbench.FDs)
+	case engine.WorkloadIdle:
+		return "idle"
+	case engine.WorkloadCommit:
+		return fmt.Sprintf("%d writers", w.Clients)
+	}
+	return fmt.Sprintf("%d clients", w.Clients)
+}
+
+// usesClients reports whether workload.clients means anything for the workload.
+func usesClients(sc engine.Scenario) bool {
+	k := sc.Workload.Kind
+	return k == engine.WorkloadRequestServer || k == engine.WorkloadCommit
+}
+
 func armTitle(i, n int, name string, sc engine.Scenario) string {
-	tail := fmt.Sprintf("%d vCPUs · %d clients", sc.Machine.VCPUs, sc.Workload.Clients)
+	tail := fmt.Sprintf("%d vCPUs · %s", sc.Machine.VCPUs, workloadLabel(sc))
 	if n <= 1 {
 		return tail
 	}

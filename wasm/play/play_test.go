@@ -287,6 +287,13 @@ func TestUI(t *testing.T) {
 	if u.Warmup != "" {
 		t.Errorf("past the warm-up, still %q", u.Warmup)
 	}
+	// The preset publishes throughput at 16 clients for both arms.
+	if got := u.Cards[0].Published; got != "1.00k → 3.00k" {
+		t.Errorf("published throughput %q, want the preset's 1.00k → 3.00k", got)
+	}
+	if got := u.Cards[1].Published; got != "" {
+		t.Errorf("busy vCPUs has no published figure, got %q", got)
+	}
 	if len(u.Panes) != 2 || !strings.HasPrefix(u.Panes[0].Title, "A · pull off") {
 		t.Errorf("panes %+v", u.Panes)
 	}
@@ -402,5 +409,22 @@ func TestShare(t *testing.T) {
 	code := m.EmbedCode(`https://example.com/"x`)
 	if !strings.Contains(code, "embed=1") || strings.Contains(code, `/"x`) || !strings.HasPrefix(code, "<iframe") {
 		t.Errorf("embed code %s", code)
+	}
+}
+
+func TestPublishedBesideModel(t *testing.T) {
+	tests := []struct{ frag, want string }{
+		{"#v=1&preset=small", "1.00k → 3.00k"},
+		{"#v=1&preset=small&workload.clients=24", ""},
+		{"#v=1&preset=small&compare=off", "1.00k"},
+		{"#v=1&preset=small&compare=off&sched.wake_pull=1", "3.00k"},
+		{"#v=1&preset=small&compare=sched.wake_pull", "1.00k → 3.00k"},
+		{"#v=1&preset=plain", ""},
+	}
+	for _, tc := range tests {
+		m, _ := newModel(t, tc.frag)
+		if got := m.UI().Cards[0].Published; got != tc.want {
+			t.Errorf("%s: published %q, want %q", tc.frag, got, tc.want)
+		}
 	}
 }

@@ -126,8 +126,12 @@ func (s *Sweep) step(clock func() float64, deadline float64) {
 	}
 }
 
-// StartSweep begins (or restarts) a sweep of the current scenario and arms.
+// StartSweep begins (or restarts) a sweep of the current scenario and arms. A
+// workload without clients (hackbench, idle) has nothing to sweep.
 func (m *Model) StartSweep() {
+	if !usesClients(m.base) {
+		return
+	}
 	specs, _, err := m.specs()
 	if err != nil {
 		specs = []armSpec{{}}

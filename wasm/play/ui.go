@@ -124,6 +124,15 @@ type Card struct {
 	// Verdict is "better", "worse" or "" for the change.
 	Verdict string `json:"verdict,omitzero"`
 	Note    string `json:"note,omitzero"`
+	// Published is the source's measured figure(s) for the same settings.
+	Published string `json:"published,omitzero"`
+}
+
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
 }
 
 // Chart is one SVG chart's content in the view.ChartW x view.ChartH viewBox.
@@ -171,24 +180,74 @@ type metric struct {
 	value  func(r engine.Results, a *Arm) float64
 	format func(v float64, a *Arm) string
 	note   func(a *Arm) string
+	// published is the key of the metric in a scenario's published values.
+	published string
 }
 
-func metrics() []metric {
+// metrics are the headline cards for a workload: a finite run (hackbench) is
+// judged by how long it took, a server by its throughput.
+func metrics(kind string) []metric {
+	first := metric{"throughput", "throughput /s", +1, func(r engine.Results, _ *Arm) float64 { return r.ThroughputPerS },
+		func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "throughput_per_s"}
+	if kind == engine.WorkloadHackbench {
+		first = metric{"elapsed", "run time", -1, func(r engine.Results, _ *Arm) float64 {
+			if r.ElapsedS == 0 {
+				return math.NaN()
+			}
+			return r.ElapsedS
+		}, func(v float64, _ *Arm) string { return view.Duration(v * 1e9) },
+			func(a *Arm) string {
+				if a.Results().ElapsedS == 0 {
+					return "running"
+				}
+				return ""
+			}, "elapsed_s"}
+	}
 	return []metric{
-		{"throughput", "throughput /s", +1, func(r engine.Results, _ *Arm) float64 { return r.ThroughputPerS },
-			func(v float64, _ *Arm) string { return view.Compact(v) }, nil},
+		first,
 		{"busy", "busy vCPUs", 0, func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsMean },
 			func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-			func(a *Arm) string { return fmt.Sprintf("of %d", a.Sc.Machine.VCPUs) }},
+			func(a *Arm) string { return fmt.Sprintf("of %d", a.Sc.Machine.VCPUs) }, "busy_vcpus_mean"},
 		{"p99", "p99 latency", -1, func(r engine.Results, _ *Arm) float64 { return r.LatencyUs.P99 },
-			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil},
+			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil, "latency_us.p99"},
 		{"idle-over", "idle while overloaded", -1, func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
-			func(v float64, _ *Arm) string { return view.Percent(v) }, func(*Arm) string { return "of vCPU time" }},
+			func(v float64, _ *Arm) string { return view.Percent(v) }, func(*Arm) string { return "of vCPU time" }, "idle_while_overloaded_frac"},
 		{"ipis", "IPIs /s", 0, func(r engine.Results, _ *Arm) float64 { return r.IPIsPerS.Total },
-			func(v float64, _ *Arm) string { return view.Compact(v) }, nil},
+			func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "ipis_per_s.total"},
 		{"halts", "halt VM exits /s", -1, func(r engine.Results, _ *Arm) float64 { return r.HaltExitsPerS },
-			func(v float64, _ *Arm) string { return view.Compact(v) }, nil},
+			func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "halt_exits_per_s"},
 	}
+}
+
+// publishedFor finds the scenario's published value of key for an arm: a point
+// whose knob settings, and the settings of the scenario arm it is labelled with,
+// all match the arm's. Matching on settings rather than names finds the point in
+// every compare mode (preset arms, a knob comparison, or one run).
+func (m *Model) publishedFor(a *Arm, key string) (float64, bool) {
+	matches := func(set map[string]string) bool {
+		for k, want := range set {
+			if a.vals[k] != canonicalKnob(k, want) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range m.base.Published {
+		v, ok := p.Values[key]
+		if !ok || !matches(p.Set) {
+			continue
+		}
+		labelled := p.Arm == ""
+		for _, sa := range m.base.Arms {
+			if sa.Name == p.Arm && matches(sa.Set) {
+				labelled = true
+			}
+		}
+		if labelled {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // liveResults are the headline numbers: the engine's measured-window results once
@@ -243,6 +302,9 @@ func (m *Model) UI() UI {
 		if cv.ID == "wake-sync" && m.baseVals["sched.policy"] != "scx_simple" {
 			cv.Note = "only the scx_simple policy uses it"
 		}
+		if cv.ID == "clients" && !usesClients(m.base) {
+			cv.Note = "this workload has no clients"
+		}
 		if len(m.arms) > 1 {
 			if vals := m.armValues(m.controls[i].Path); vals != "" {
 				cv.Locked, cv.Note = true, vals
@@ -267,12 +329,29 @@ func (m *Model) UI() UI {
 	if !warm {
 		u.Warmup = "warming up: numbers are since the start until " + view.Duration(float64(a0.Sc.WarmupMs)*1e6) + ", then over the measured window"
 	}
-	for _, mt := range metrics() {
+	for _, mt := range metrics(m.base.Workload.Kind) {
 		c := Card{ID: mt.id, Label: mt.label}
 		va := mt.value(rs[0], m.arms[0])
 		c.A = fmtMetric(mt, va, m.arms[0])
 		if mt.note != nil {
 			c.Note = mt.note(m.arms[0])
+		}
+		// The published figures for the same settings, beside the model's.
+		var pubs []string
+		for _, a := range m.arms {
+			if v, ok := m.publishedFor(a, mt.published); ok {
+				pubs = append(pubs, fmtMetric(mt, v, a))
+			} else {
+				pubs = append(pubs, "")
+			}
+		}
+		switch {
+		case len(pubs) == 2 && pubs[0] != "" && pubs[1] != "":
+			c.Published = pubs[0] + " → " + pubs[1]
+		case len(pubs) == 2 && (pubs[0] != "" || pubs[1] != ""):
+			c.Published = "A " + or(pubs[0], "–") + " · B " + or(pubs[1], "–")
+		case len(pubs) == 1 && pubs[0] != "":
+			c.Published = pubs[0]
 		}
 		if len(m.arms) > 1 {
 			vb := mt.value(rs[1], m.arms[1])

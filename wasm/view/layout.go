@@ -173,6 +173,6 @@ func RunChipRect(p TileParts) Rect {
 // OverflowLabel is where the "+k" count goes after Visible chips.
 func OverflowLabel(p TileParts, visible int) (x, y, h float32) {
 	r := ChipRect(p, visible)
-	h = min(p.Chip*1.05, p.LabelH)
+	h = min(p.Chip*0.9, p.LabelH*0.8)
 	return r.X, r.Y + r.H - h, h
 }
