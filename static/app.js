@@ -197,6 +197,7 @@
     renderPanes();
     renderCards();
     $('warmup').textContent = ui.warmup || '';
+    if (document.activeElement !== $('chart-metric')) $('chart-metric').value = ui.chart;
     $('explain').textContent = ui.explain || 'Click a vCPU or a thread chip to see why the scheduler last did what it did.';
     renderChart($('chart-time'), ui.time_chart, $('time-legend'));
     renderChart($('chart-sweep'), ui.sweep, null);

@@ -196,6 +196,22 @@ func (a *Arm) Results() engine.Results {
 	return a.results
 }
 
+// sharedQueue counts runnable threads that wait in no CPU's runqueue or incoming
+// list: those in a policy's shared queue (scx_simple's global queue), which has
+// no tile of its own.
+func (a *Arm) sharedQueue() int {
+	n := 0
+	for _, t := range a.Snap.Threads {
+		if t.State == engine.ThreadQueued {
+			n++
+		}
+	}
+	for _, c := range a.Snap.CPUs {
+		n -= len(c.Runqueue)
+	}
+	return max(n, 0)
+}
+
 // thread returns the snapshot of thread id.
 func (a *Arm) thread(id int) (engine.ThreadSnap, bool) {
 	ts := a.Snap.Threads

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"strings"
 	"testing"
 
 	"schedplay/engine"
@@ -112,4 +113,22 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("fragment %q reloads as %q", out, got)
 		}
 	})
+}
+
+// scx_simple's shared queue has no tile; its length goes in the pane title.
+func TestSharedQueue(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	m := New(Options{Presets: ps, Fragment: "#v=1&preset=hackbench&speed=max"})
+	m.RunTo(40_000_000)
+	for i := 0; m.Playing() && i < 100000; i++ {
+		m.Update(float64(i) * 16)
+	}
+	a, b := m.arms[0].sharedQueue(), m.arms[1].sharedQueue()
+	if b == 0 {
+		t.Errorf("new rule: nothing in the shared queue of 400 tasks on 8 CPUs (old rule: %d)", a)
+	}
+	m.Render(1400, 600, 1, 0)
+	if ti := m.UI().Panes[1].Title; !strings.Contains(ti, "in the shared queue") {
+		t.Errorf("pane title %q lacks the shared queue", ti)
+	}
 }

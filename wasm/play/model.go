@@ -145,6 +145,11 @@ func (m *Model) Load(fragment string, shared []byte) {
 		knobs = slices.Delete(slices.Clone(knobs), bad, bad+1)
 	}
 	m.url = urlstate.State{Preset: st.Preset, Knobs: m.url.Knobs}
+	// A finite run (hackbench) completes nothing until the end: chart busy vCPUs.
+	m.chart = view.Throughput
+	if m.base.Workload.Kind == engine.WorkloadHackbench {
+		m.chart = view.BusyVCPUs
+	}
 	m.url.View = st.View
 	m.pal = view.PaletteNamed(st.View.Theme)
 	m.speedNs, m.speedMax = speedOf(st.View.Speed)

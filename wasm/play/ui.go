@@ -103,7 +103,9 @@ type UI struct {
 	Hide   []string `json:"hide"`
 	Embed  bool     `json:"embed"`
 	Ghosts bool     `json:"ghosts"`
-	Perf   Perf     `json:"perf"`
+	// Chart is the over-time chart's metric (throughput, busy, ipis, halts).
+	Chart string `json:"chart"`
+	Perf  Perf   `json:"perf"`
 }
 
 // PaneUI positions an arm's HTML title over the canvas, in CSS pixels.
@@ -208,7 +210,12 @@ func metrics(kind string) []metric {
 		{"busy", "busy vCPUs", 0, func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsMean },
 			func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) },
 			func(a *Arm) string { return fmt.Sprintf("of %d", a.Sc.Machine.VCPUs) }, "busy_vcpus_mean"},
-		{"p99", "p99 latency", -1, func(r engine.Results, _ *Arm) float64 { return r.LatencyUs.P99 },
+		{"p99", "p99 latency", -1, func(r engine.Results, _ *Arm) float64 {
+			if r.LatencyUs.P99 == 0 {
+				return math.NaN() // nothing measured (yet, or ever: hackbench has no requests)
+			}
+			return r.LatencyUs.P99
+		},
 			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil, "latency_us.p99"},
 		{"idle-over", "idle while overloaded", -1, func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
 			func(v float64, _ *Arm) string { return view.Percent(v) }, func(*Arm) string { return "of vCPU time" }, "idle_while_overloaded_frac"},
@@ -286,7 +293,7 @@ func (m *Model) UI() UI {
 		Preset: m.preset.Name, Description: m.preset.Description, Compare: m.compareValue(),
 		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.base.Seed, 10), Explain: m.Explain(),
 		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.url.View.Hide,
-		Embed: m.url.View.Embed, Ghosts: !m.url.View.NoGhosts, Perf: m.Perf(),
+		Embed: m.url.View.Embed, Ghosts: !m.url.View.NoGhosts, Chart: chartMetrics()[m.chart].Value, Perf: m.Perf(),
 	}
 	if u.Speed == "" {
 		u.Speed = DefaultSpeed
@@ -315,7 +322,11 @@ func (m *Model) UI() UI {
 	if l := &m.lay; l.scale > 0 {
 		for i, p := range l.panes {
 			if i < len(m.armTitle) {
-				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: m.armTitle[i]})
+				title := m.armTitle[i]
+				if n := m.arms[i].sharedQueue(); n > 0 {
+					title += fmt.Sprintf(" · %d in the shared queue", n)
+				}
+				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: title})
 			}
 		}
 	}
