@@ -269,6 +269,13 @@ func TestExplainOnClick(t *testing.T) {
 	if ex := eval[string](t, ctx, `document.getElementById('explain').textContent`); !strings.HasPrefix(ex, "CPU 1") {
 		t.Errorf("after ArrowRight the explanation is %q", ex)
 	}
+	// Tab leaves the canvas (no keyboard trap).
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
+	if tag := eval[string](t, ctx, `document.activeElement.tagName`); tag == "CANVAS" {
+		t.Error("Tab does not move the focus off the canvas")
+	}
 }
 
 // TestSweep runs a (short) sweep from the button and checks both arms' lines and

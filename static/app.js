@@ -17,6 +17,19 @@
   }
   new ResizeObserver(() => window.dispatchEvent(new Event('resize'))).observe(stage);
 
+  // Ebiten listens on its canvas and cancels the default actions of touches, the
+  // wheel and keys: the page could not be scrolled over the stage and Tab could not
+  // leave the canvas. The page does its own canvas input (taps, clicks, arrow keys),
+  // so these events stop at the stage, before they reach Ebiten.
+  for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel', 'wheel', 'keydown', 'keyup',
+    'mousedown', 'mouseup', 'mousemove', 'contextmenu']) {
+    stage.addEventListener(type, (e) => {
+      if (e.target.tagName !== 'CANVAS') return;
+      e.stopPropagation();
+      if (type === 'keydown') canvasKey(e);
+    }, { capture: true, passive: type !== 'keydown' });
+  }
+
   // A page under /s/{id} shows a shared scenario; fetch it while the wasm loads.
   let sharedError = '';
   let shared = null;
@@ -59,7 +72,13 @@
       canvas.setAttribute('role', 'img');
       stage.appendChild(canvas);
       window.scrollTo(0, 0); // Ebiten focuses the canvas, which scrolls it into view
-      canvas.addEventListener('click', (e) => { core.click(e.offsetX, e.offsetY); refresh(); });
+      // A tap or click selects: pointer events arrive for mouse, pen and touch alike.
+      let down = null;
+      canvas.addEventListener('pointerdown', (e) => { down = [e.offsetX, e.offsetY]; canvas.focus({ preventScroll: true }); });
+      canvas.addEventListener('pointerup', (e) => {
+        if (down && Math.hypot(e.offsetX - down[0], e.offsetY - down[1]) < 12) { core.click(e.offsetX, e.offsetY); refresh(); }
+        down = null;
+      });
       window.dispatchEvent(new Event('resize'));
     }
     $('loading').remove();
@@ -409,17 +428,23 @@
   document.addEventListener('keydown', (e) => {
     if (!core || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
-    if (t.tagName === 'CANVAS') {
-      // Keyboard selection of vCPUs on the canvas: arrows move, Escape clears.
-      const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-      if (moves[e.key]) { e.preventDefault(); cmd('move', ...moves[e.key]); return; }
-      if (e.key === 'Escape') { cmd('select', 0, -1, -1); return; }
-    }
     if (t.closest && t.closest('input, select, textarea, button, a')) return;
     if (e.key === ' ') { e.preventDefault(); cmd('toggle'); }
     else if (e.key === '.') cmd('step');
     else if (e.key === 'r' || e.key === 'R') cmd('reset');
   });
+
+  // canvasKey handles keys on the focused canvas: arrows move the selected vCPU,
+  // Escape clears it, and the page's shortcuts work as elsewhere.
+  function canvasKey(e) {
+    if (!core || e.ctrlKey || e.metaKey || e.altKey) return;
+    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (moves[e.key]) { e.preventDefault(); cmd('move', ...moves[e.key]); }
+    else if (e.key === 'Escape') cmd('select', 0, -1, -1);
+    else if (e.key === ' ') { e.preventDefault(); cmd('toggle'); }
+    else if (e.key === '.') cmd('step');
+    else if (e.key === 'r' || e.key === 'R') cmd('reset');
+  }
 
   // ---- Public API -----------------------------------------------------------
 
