@@ -18,7 +18,7 @@ type Options struct {
 	// Clock returns a monotonic time in milliseconds (performance.now in the
 	// browser). The per-frame budget is measured with it.
 	Clock func() float64
-	// BudgetMs is the engine time allowed per frame while playing (default 5 ms):
+	// BudgetMs is the engine time allowed per frame while playing (default 4 ms):
 	// the rest of a 16 ms frame is left for drawing and the browser.
 	BudgetMs float64
 	// Fragment and Shared are the first Load's arguments (the page's URL).
@@ -79,7 +79,7 @@ func New(o Options) *Model {
 		o.Clock = func() float64 { return 0 }
 	}
 	if o.BudgetMs <= 0 {
-		o.BudgetMs = 5
+		o.BudgetMs = 4
 	}
 	m := &Model{presets: o.Presets, clock: o.Clock, budgetMs: o.BudgetMs, runToNs: -1, sliceNs: 20_000,
 		sel: Selection{CPU: -1, Thread: -1}, pal: view.Dark()}

@@ -51,9 +51,14 @@ func AppendQuad(dst []Point, a, c, b Point, t0, t1 float32, n int) []Point {
 // AppendArc appends a circular arc from angle a0 to a1 (radians, clockwise on
 // screen, 0 pointing right) as n+1 points.
 func AppendArc(dst []Point, cx, cy, r, a0, a1 float32, n int) []Point {
+	// Rotate a unit vector step by step: four trigonometric calls per arc rather
+	// than two per point (arcs are most of a frame's geometry).
+	d := float64(a1-a0) / float64(n)
+	cd, sd := math.Cos(d), math.Sin(d)
+	x, y := math.Cos(float64(a0)), math.Sin(float64(a0))
 	for i := 0; i <= n; i++ {
-		a := float64(a0 + (a1-a0)*float32(i)/float32(n))
-		dst = append(dst, Point{cx + r*float32(math.Cos(a)), cy + r*float32(math.Sin(a))})
+		dst = append(dst, Point{cx + r*float32(x), cy + r*float32(y)})
+		x, y = x*cd-y*sd, x*sd+y*cd
 	}
 	return dst
 }
