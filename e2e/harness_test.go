@@ -62,6 +62,8 @@ func chromePath(t testing.TB) string {
 	return ""
 }
 
+// buildOnce builds the wasm once per test binary (test-process state, like the
+// shared browser below).
 var buildOnce struct {
 	sync.Once
 	err error
@@ -85,14 +87,13 @@ type shareStore struct {
 	fail bool // answer 503, as when the share service is down
 }
 
-var sharePath = regexp.MustCompile(`^/s/[A-Za-z0-9_-]{1,64}/?$`)
-
 // newServer serves static/ like `schedplay serve` does for the playground: the
 // page at / and /s/{id}, wasm as application/wasm, and a stand-in share API.
 func newServer(share *shareStore) *httptest.Server {
 	root, _ := filepath.Abs("..")
 	static := filepath.Join(root, "static")
 	files := http.FileServer(http.Dir(static))
+	sharePath := regexp.MustCompile(`^/s/[A-Za-z0-9_-]{1,64}/?$`)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if sharePath.MatchString(r.URL.Path) {
