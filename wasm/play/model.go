@@ -125,6 +125,7 @@ func (m *Model) Load(fragment string, shared []byte) {
 	// Apply the knobs, dropping any the engine rejects (naming them).
 	knobs := st.Knobs
 	for {
+		knobs = clampPinned(knobs, m.presetV, false)
 		sc, err := decodeWith(m.preset.Data, knobs)
 		if err == nil {
 			m.setBase(sc, knobs)
@@ -136,10 +137,25 @@ func (m *Model) Load(fragment string, shared []byte) {
 			bad = slices.IndexFunc(knobs, func(k urlstate.Knob) bool { return k.Path == fe.Path })
 		}
 		if bad < 0 {
+			// A cross-field rule names a field no knob set: find the one knob
+			// without which the scenario is valid.
+			for i := len(knobs) - 1; i >= 0; i-- {
+				if _, err2 := decodeWith(m.preset.Data, slices.Delete(slices.Clone(knobs), i, i+1)); err2 == nil {
+					bad = i
+					break
+				}
+			}
+		}
+		if bad < 0 {
 			m.problems = append(m.problems, err.Error()+"; using the preset's values for every knob")
 			sc, _ := decodeWith(m.preset.Data, nil)
 			m.setBase(sc, nil)
 			break
+		}
+		if fe == nil || fe.Path != knobs[bad].Path {
+			m.problems = append(m.problems, knobs[bad].Path+": conflicts with the scenario ("+err.Error()+"); using the default")
+			knobs = slices.Delete(slices.Clone(knobs), bad, bad+1)
+			continue
 		}
 		m.problems = append(m.problems, knobs[bad].Path+": "+fe.Msg+"; using the default")
 		knobs = slices.Delete(slices.Clone(knobs), bad, bad+1)
@@ -466,17 +482,7 @@ func (m *Model) setKnob(path, value string) string {
 		}
 	}
 	put(path, value)
-	// Fewer vCPUs than a pinned thread's CPU: move the pinned threads to the last
-	// vCPU rather than refuse the slider (the moves show in the URL).
-	if path == "machine.vcpus" {
-		if n, err := strconv.Atoi(value); err == nil && n >= 1 {
-			for _, p := range []string{"workload.waker_cpu", "workload.spawn_cpu", "workload.commit_cpu"} {
-				if c, err := strconv.Atoi(m.baseVals[p]); err == nil && c >= n {
-					put(p, strconv.Itoa(n-1))
-				}
-			}
-		}
-	}
+	knobs = clampPinned(knobs, m.baseVals, true)
 	sc, err := decodeWith(m.preset.Data, knobs)
 	if err != nil {
 		return err.Error()
@@ -487,6 +493,42 @@ func (m *Model) setKnob(path, value string) string {
 	m.playing = playing
 	m.sweep = nil
 	return ""
+}
+
+// pinnedKnobs are the knobs that name a CPU a thread is pinned to.
+func pinnedKnobs() []string {
+	return []string{"workload.waker_cpu", "workload.spawn_cpu", "workload.commit_cpu", "workload.hackbench.parent_cpu"}
+}
+
+// clampPinned moves pinned threads onto the machine when the knobs give it fewer
+// vCPUs than the CPU a thread is pinned to in cur (the values the knobs apply to):
+// it adds knobs pinning them to the last vCPU, so a vCPU slider at 1 or a
+// hand-written machine.vcpus=1 works instead of failing on workload.waker_cpu.
+// With fixExplicit (the slider), pins among the knobs move too; without it (a
+// link), an out-of-range pin the link gives is left to fail by name.
+func clampPinned(knobs []urlstate.Knob, cur map[string]string, fixExplicit bool) []urlstate.Knob {
+	i := slices.IndexFunc(knobs, func(k urlstate.Knob) bool { return k.Path == "machine.vcpus" })
+	if i < 0 {
+		return knobs
+	}
+	n, err := strconv.Atoi(knobs[i].Value)
+	if err != nil || n < 1 {
+		return knobs
+	}
+	out := slices.Clone(knobs)
+	for _, p := range pinnedKnobs() {
+		j := slices.IndexFunc(out, func(k urlstate.Knob) bool { return k.Path == p })
+		if j >= 0 {
+			if c, err := strconv.Atoi(out[j].Value); err == nil && c >= n && fixExplicit {
+				out[j].Value = strconv.Itoa(n - 1)
+			}
+			continue
+		}
+		if c, err := strconv.Atoi(cur[p]); err == nil && c >= n {
+			out = append(out, urlstate.Knob{Path: p, Value: strconv.Itoa(n - 1)})
+		}
+	}
+	return out
 }
 
 // Play starts or resumes the run; at the horizon it starts over.

@@ -428,3 +428,28 @@ func TestPublishedBesideModel(t *testing.T) {
 		}
 	}
 }
+
+func TestPinnedThreadsFollowVCPUs(t *testing.T) {
+	tests := []struct {
+		desc, frag string
+		vcpus      int
+		probs      int
+		fragHas    string
+	}{
+		{desc: "one vCPU by link", frag: "#v=1&preset=small&machine.vcpus=1", vcpus: 1, fragHas: "workload.commit_cpu=0"},
+		{desc: "an explicit bad pin is named", frag: "#v=1&preset=small&machine.vcpus=2&workload.waker_cpu=5", vcpus: 2, probs: 1},
+		{desc: "a conflict no knob names drops one knob", frag: "#v=1&preset=small&machine.vcpus=4&workload.commit_cpu=3&seed=5", vcpus: 4, fragHas: "seed=5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			m, _ := newModel(t, tc.frag)
+			st := m.State()
+			if len(st.CPUs) != tc.vcpus || len(st.Problems) != tc.probs {
+				t.Errorf("%d CPUs, problems %v; want %d CPUs, %d problems", len(st.CPUs), st.Problems, tc.vcpus, tc.probs)
+			}
+			if !strings.Contains(st.Fragment, tc.fragHas) {
+				t.Errorf("fragment %q lacks %q", st.Fragment, tc.fragHas)
+			}
+		})
+	}
+}

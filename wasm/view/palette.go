@@ -92,7 +92,7 @@ func Light() Palette {
 		IPIWakeup: Hex("#2b9ad8"), IPIPull: Hex("#d55e00"), IPIDonate: Hex("#009e73"),
 		Chip: Hex("#4d5866"), ChipOnRun: Hex("#ffffff"), ChipKernel: Hex("#8c959f"),
 		Waker: Hex("#f0e442"), WakerEdge: Hex("#5c5300"),
-		Select: Hex("#1f2328"),
+		Select: Hex("#0969da"),
 		ArmA:   Hex("#6e7781"), ArmB: Hex("#1a7f37"),
 	}
 }
