@@ -218,7 +218,10 @@ func metrics(kind string) []metric {
 		},
 			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil, "latency_us.p99"},
 		{"idle-over", "idle while overloaded", -1, func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
-			func(v float64, _ *Arm) string { return view.Percent(v) }, func(*Arm) string { return "of vCPU time" }, "idle_while_overloaded_frac"},
+			func(v float64, _ *Arm) string { return view.Percent(v) }, func(a *Arm) string {
+				// The running counter: vCPU time spent idle while a runqueue waited.
+				return "of vCPU time · " + view.Duration(float64(a.Snap.Live.IdleOverNs)) + " so far"
+			}, "idle_while_overloaded_frac"},
 		{"ipis", "IPIs /s", 0, func(r engine.Results, _ *Arm) float64 { return r.IPIsPerS.Total },
 			func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "ipis_per_s.total"},
 		{"halts", "halt VM exits /s", -1, func(r engine.Results, _ *Arm) float64 { return r.HaltExitsPerS },
