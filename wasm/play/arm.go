@@ -73,7 +73,7 @@ func newArm(name string, set []string, sc engine.Scenario) (*Arm, error) {
 	}
 	a := &Arm{Name: name, Set: set, Sc: sc, Sim: sim, series: view.NewSeries(seriesWidthNs, seriesMax), resultsAt: -1}
 	a.hist = view.NewHistogram()
-	a.vals, _ = knobValues(sc)
+	a.vals = knobValues(sc)
 	a.vis = make([]engine.VisEvent, 0, 4096)
 	sim.Snapshot(&a.Snap)
 	return a, nil

@@ -132,3 +132,52 @@ func TestSharedQueue(t *testing.T) {
 		t.Errorf("pane title %q lacks the shared queue", ti)
 	}
 }
+
+// knobValues must write every knob so that setting it back changes nothing: the
+// fragment and the published-point matching depend on it.
+func TestKnobValuesRoundTrip(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	for _, p := range ps {
+		sc, err := p.Decode()
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		want, err := sc.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := knobValues(sc)
+		for _, path := range engine.KnobPaths() {
+			v, ok := vals[path]
+			if !ok {
+				t.Errorf("%s: knobValues lacks %s", p.Name, path)
+				continue
+			}
+			sc2, err := sc.WithKnobs(path + "=" + v)
+			if err != nil {
+				t.Errorf("%s: %s=%s does not apply: %v", p.Name, path, v, err)
+				continue
+			}
+			if got, _ := sc2.Canonical(); string(got) != string(want) {
+				t.Errorf("%s: setting %s=%s changes the scenario", p.Name, path, v)
+			}
+		}
+	}
+}
+
+func TestAccepts(t *testing.T) {
+	sc := engine.DefaultScenario()
+	for _, tc := range []struct {
+		path, value string
+		want        bool
+	}{
+		{"sched.policy", "osv", true}, {"sched.policy", "nope", false},
+		{"machine.platform", "kvm", true}, {"machine.platform", "xen", false},
+		{"sched.wake_sync", "old", true}, {"sched.wake_sync", "sideways", false},
+		{"workload.service.dist", "exp", true}, {"workload.service.dist", "zipf", false},
+	} {
+		if got := accepts(sc, tc.path, tc.value); got != tc.want {
+			t.Errorf("accepts(%s=%s) = %v, want %v", tc.path, tc.value, got, tc.want)
+		}
+	}
+}

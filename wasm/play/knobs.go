@@ -1,74 +1,56 @@
 package play
 
 import (
+	"reflect"
+	"strconv"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/engine"
 )
 
 // knobValues reads every scalar field of sc by its knob path ("machine.vcpus" ->
-// "32"), as the canonical JSON writes it: numbers verbatim (so a 64-bit seed keeps
-// every digit), booleans as true/false, strings unquoted. Lists (arms, published)
-// are skipped: they are not knobs.
-func knobValues(sc engine.Scenario) (map[string]string, error) {
-	data, err := sc.Canonical()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	dec := jsontext.NewDecoder(strings.NewReader(string(data)))
-	var stack []string // object member names down to the current value
-	var expectName []bool
-	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			break // io.EOF at the end; canonical JSON is well formed
-		}
-		k := tok.Kind()
-		inObj := len(expectName) > 0 && expectName[len(expectName)-1]
-		if inObj && k == '"' {
-			// A member name: remember it and expect its value next.
-			stack = append(stack, tok.String())
-			expectName[len(expectName)-1] = false
-			continue
-		}
-		switch k {
-		case '{':
-			expectName = append(expectName, true)
-			continue
-		case '}':
-			expectName = expectName[:len(expectName)-1]
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+// "32"): integers in decimal (a 64-bit seed keeps every digit), floats in the
+// shortest form that round-trips, booleans as true/false, strings as they are.
+// Lists (arms, published) are not knobs and are skipped. It walks the struct by
+// its JSON tags, the same names engine.KnobPaths lists, without encoding JSON:
+// the page does this on every load and knob change.
+func knobValues(sc engine.Scenario) map[string]string {
+	out := make(map[string]string, 64)
+	var walk func(v reflect.Value, prefix string)
+	walk = func(v reflect.Value, prefix string) {
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if tag == "" || tag == "-" {
+				continue
 			}
-		case '[':
-			// Skip the whole list (its tokens up to the matching ']').
-			for depth := 1; depth > 0; {
-				t, err := dec.ReadToken()
-				if err != nil {
-					return out, err
-				}
-				switch t.Kind() {
-				case '[', '{':
-					depth++
-				case ']', '}':
-					depth--
-				}
+			fv := v.Field(i)
+			switch fv.Kind() {
+			case reflect.Struct:
+				walk(fv, prefix+tag+".")
+			case reflect.Slice, reflect.Map:
+			default:
+				out[prefix+tag] = formatScalar(fv)
 			}
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		default:
-			out[strings.Join(stack, ".")] = tok.String()
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		}
-		if len(expectName) > 0 {
-			expectName[len(expectName)-1] = true
 		}
 	}
-	return out, nil
+	walk(reflect.ValueOf(sc), "")
+	return out
+}
+
+func formatScalar(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.String:
+		return v.String()
+	}
+	return ""
 }

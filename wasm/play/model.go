@@ -29,7 +29,8 @@ type Options struct {
 // Model is the playground's state; see the package doc.
 type Model struct {
 	presets  []Preset
-	preset   Preset // the base scenario's source (a shared scenario poses as one)
+	preset   Preset          // the base scenario's source (a shared scenario poses as one)
+	presetSc engine.Scenario // preset decoded
 	shared   bool
 	url      urlstate.State // the state the fragment shows (normalised)
 	problems []string       // from loading a fragment or share, shown until the next load
@@ -101,7 +102,7 @@ func (m *Model) Load(fragment string, shared []byte) {
 	if shared != nil {
 		sc, err := engine.DecodeScenario(shared)
 		if err == nil {
-			m.preset = Preset{Name: "", Description: sc.Description, Data: shared, Scenario: sc}
+			m.preset, m.presetSc = Preset{Data: shared}, sc
 			m.shared = true
 			st.Preset = ""
 		} else {
@@ -109,19 +110,20 @@ func (m *Model) Load(fragment string, shared []byte) {
 		}
 	}
 	if !m.shared {
-		p, ok := findPreset(m.presets, st.Preset)
+		// The requested preset, else the default one, else the engine's default.
+		p, sc, ok := m.usePreset(st.Preset)
 		if !ok && st.Preset != "" {
-			m.problems = append(m.problems, fmt.Sprintf("preset: there is no preset %q; showing the default", st.Preset))
-			p, ok = findPreset(m.presets, "")
+			p, sc, ok = m.usePreset("")
 		}
 		if !ok {
-			p = Preset{Name: "default", Scenario: engine.DefaultScenario()}
-			p.Data, _ = p.Scenario.Canonical()
+			sc = engine.DefaultScenario()
+			p = Preset{}
+			p.Data, _ = sc.Canonical()
 		}
-		m.preset = p
+		m.preset, m.presetSc = p, sc
 		st.Preset = p.Name
 	}
-	m.presetV, _ = knobValues(m.preset.Scenario)
+	m.presetV = knobValues(m.presetSc)
 	// Apply the knobs, dropping any the engine rejects (naming them).
 	knobs := st.Knobs
 	for {
@@ -176,6 +178,23 @@ func (m *Model) Load(fragment string, shared []byte) {
 	m.metaVer++
 }
 
+// usePreset finds and decodes a preset ("" for the default), reporting why not.
+func (m *Model) usePreset(name string) (Preset, engine.Scenario, bool) {
+	p, ok := findPreset(m.presets, name)
+	if !ok {
+		if name != "" {
+			m.problems = append(m.problems, fmt.Sprintf("preset: there is no preset %q; showing the default", name))
+		}
+		return p, engine.Scenario{}, false
+	}
+	sc, err := p.Decode()
+	if err != nil {
+		m.problems = append(m.problems, "preset "+p.Name+": "+err.Error()+"; showing the default")
+		return p, sc, false
+	}
+	return p, sc, true
+}
+
 func decodeWith(data []byte, knobs []urlstate.Knob) (engine.Scenario, error) {
 	sets := make([]string, len(knobs))
 	for i, k := range knobs {
@@ -189,7 +208,7 @@ func decodeWith(data []byte, knobs []urlstate.Knob) (engine.Scenario, error) {
 // by KnobPaths (the fragment is canonical).
 func (m *Model) setBase(sc engine.Scenario, knobs []urlstate.Knob) {
 	m.base = sc
-	m.baseVals, _ = knobValues(sc)
+	m.baseVals = knobValues(sc)
 	if m.controls == nil {
 		// What the engine accepts does not depend on the scenario; probe once.
 		m.controls = Controls(engine.DefaultScenario())
@@ -293,6 +312,8 @@ func canonicalKnob(path, v string) string {
 		return strconv.FormatBool(x)
 	case string:
 		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64) // as knobValues writes floats
 	}
 	return fmt.Sprint(x)
 }

@@ -13,20 +13,22 @@ import (
 // Preset is one example scenario offered by the preset picker.
 type Preset struct {
 	// Name is the file stem, used in URLs (preset=tpcb-32vcpu).
-	Name        string
-	Description string
-	// Data is the scenario file, the base that knob overrides apply to.
+	Name string
+	// Data is the scenario file, the base that knob overrides apply to. It is
+	// decoded when the preset is used, not when the page starts.
 	Data []byte
-	// Scenario is Data decoded, for its arms and published points.
-	Scenario engine.Scenario
 }
+
+// Decode reads the preset's scenario (validated by the engine).
+func (p Preset) Decode() (engine.Scenario, error) { return engine.DecodeScenario(p.Data) }
 
 // defaultPreset is the scenario a bare URL opens: the idle-pull collapse, the
 // playground's headline story. When it is missing the first preset is used.
 const defaultPreset = "tpcb-32vcpu"
 
-// LoadPresets reads every scenario in fsys (examples.FS in production), sorted by
-// name, skipping files the engine rejects (reported in the returned problems).
+// LoadPresets reads every *.json scenario in fsys (examples.FS in production),
+// sorted by name. Files are decoded only when chosen (Model.Load), so a broken one
+// is reported then, by field, and the page falls back to the default.
 func LoadPresets(fsys fs.FS) ([]Preset, []string) {
 	var out []Preset
 	var probs []string
@@ -41,12 +43,7 @@ func LoadPresets(fsys fs.FS) ([]Preset, []string) {
 			probs = append(probs, n+": "+err.Error())
 			continue
 		}
-		sc, err := engine.DecodeScenario(data)
-		if err != nil {
-			probs = append(probs, n+": "+err.Error())
-			continue
-		}
-		out = append(out, Preset{Name: strings.TrimSuffix(path.Base(n), ".json"), Description: sc.Description, Data: data, Scenario: sc})
+		out = append(out, Preset{Name: strings.TrimSuffix(path.Base(n), ".json"), Data: data})
 	}
 	return out, probs
 }

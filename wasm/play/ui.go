@@ -293,7 +293,7 @@ func (m *Model) UI() UI {
 		MetaVersion: m.metaVer, NowNs: a0.Sim.NowNs(), EndNs: a0.Sim.EndNs(),
 		Time: view.SimTime(a0.Sim.NowNs()), Horizon: view.Duration(float64(a0.Sim.EndNs())),
 		Playing: m.playing, Done: m.done(), Speed: m.url.View.Speed, Fragment: m.Fragment(),
-		Preset: m.preset.Name, Description: m.preset.Description, Compare: m.compareValue(),
+		Preset: m.preset.Name, Description: m.presetSc.Description, Compare: m.compareValue(),
 		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.base.Seed, 10), Explain: m.Explain(),
 		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.url.View.Hide,
 		Embed: m.url.View.Embed, Ghosts: !m.url.View.NoGhosts, Chart: chartMetrics()[m.chart].Value, Perf: m.Perf(),
