@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"schedplay/engine"
 	"schedplay/wasm/urlstate"
@@ -181,7 +182,7 @@ type metric struct {
 	higher int
 	value  func(r engine.Results, a *Arm) float64
 	format func(v float64, a *Arm) string
-	note   func(a *Arm) string
+	note   func(arms []*Arm) string
 	// published is the key of the metric in a scenario's published values.
 	published string
 }
@@ -198,9 +199,11 @@ func metrics(kind string) []metric {
 			}
 			return r.ElapsedS
 		}, func(v float64, _ *Arm) string { return view.Duration(v * 1e9) },
-			func(a *Arm) string {
-				if a.Results().ElapsedS == 0 {
-					return "running"
+			func(arms []*Arm) string {
+				for _, a := range arms {
+					if a.Results().ElapsedS == 0 {
+						return "running"
+					}
 				}
 				return ""
 			}, "elapsed_s"}
@@ -209,7 +212,7 @@ func metrics(kind string) []metric {
 		first,
 		{"busy", "busy vCPUs", 0, func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsMean },
 			func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-			func(a *Arm) string { return fmt.Sprintf("of %d", a.Sc.Machine.VCPUs) }, "busy_vcpus_mean"},
+			func(arms []*Arm) string { return fmt.Sprintf("of %d", arms[0].Sc.Machine.VCPUs) }, "busy_vcpus_mean"},
 		{"p99", "p99 latency", -1, func(r engine.Results, _ *Arm) float64 {
 			if r.LatencyUs.P99 == 0 {
 				return math.NaN() // nothing measured (yet, or ever: hackbench has no requests)
@@ -218,9 +221,17 @@ func metrics(kind string) []metric {
 		},
 			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil, "latency_us.p99"},
 		{"idle-over", "idle while overloaded", -1, func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
-			func(v float64, _ *Arm) string { return view.Percent(v) }, func(a *Arm) string {
+			func(v float64, _ *Arm) string { return view.Percent(v) }, func(arms []*Arm) string {
 				// The running counter: vCPU time spent idle while a runqueue waited.
-				return "of vCPU time · " + view.Duration(float64(a.Snap.Live.IdleOverNs)) + " so far"
+				var parts []string
+				for i, a := range arms {
+					d := view.Duration(float64(a.Snap.Live.IdleOverNs))
+					if len(arms) > 1 {
+						d = string(rune('A'+i)) + " " + d
+					}
+					parts = append(parts, d)
+				}
+				return "of vCPU time · " + strings.Join(parts, " · ") + " so far"
 			}, "idle_while_overloaded_frac"},
 		{"ipis", "IPIs /s", 0, func(r engine.Results, _ *Arm) float64 { return r.IPIsPerS.Total },
 			func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "ipis_per_s.total"},
@@ -348,7 +359,7 @@ func (m *Model) UI() UI {
 		va := mt.value(rs[0], m.arms[0])
 		c.A = fmtMetric(mt, va, m.arms[0])
 		if mt.note != nil {
-			c.Note = mt.note(m.arms[0])
+			c.Note = mt.note(m.arms)
 		}
 		// The published figures for the same settings, beside the model's.
 		var pubs []string
