@@ -114,12 +114,11 @@ type ThreadSnap struct {
 
 // IPISnap is an IPI in flight.
 type IPISnap struct {
-	Kind           IPIKind
-	From, To       int
-	SentNs, DueNs  int64
-	ForThread      int // the woken or donated thread, or -1
-	HaltedTarget   bool
-	HostPollCaught bool
+	Kind          IPIKind
+	From, To      int
+	SentNs, DueNs int64
+	ForThread     int // the woken or donated thread, or -1
+	HaltedTarget  bool
 }
 
 // Snapshot is the simulated machine at one instant. Sim.Snapshot fills a caller's

@@ -76,7 +76,6 @@ type cpu struct {
 	pollEndNs   int64 // host halt-poll end for the current halt (<= haltStart if none)
 	hostPollNs  int64 // KVM's per-vCPU halt_poll_ns
 	pullSlot    int   // pull_donate_to: the CPU holding this victim's slot, or -1
-	stateSince  int64
 	kthreads    []*thread
 }
 
@@ -99,8 +98,6 @@ func (c *cpu) load() int {
 	return len(c.rq)
 }
 
-func (c *cpu) idle() bool { return c.cur == nil && c.state != CPUIRQ }
-
 // newThread creates a thread homed on cpu (blocked until woken).
 func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
 	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned,
@@ -116,7 +113,6 @@ func (s *Sim) setState(c *cpu, st CPUState) {
 	}
 	s.m.cpuState(s, c, st)
 	c.state = st
-	c.stateSince = s.now
 	running := -1
 	if c.cur != nil {
 		running = c.cur.id

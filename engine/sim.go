@@ -103,9 +103,18 @@ func (s *Sim) Step() bool {
 	if s.Done() {
 		return false
 	}
-	e, ok := s.q.peek()
-	if !ok || e.at >= s.end {
+	if !s.stepBefore(s.end) {
 		s.advanceTo(s.end)
+		return false
+	}
+	return true
+}
+
+// stepBefore processes the earliest event if it is due before t; it reports
+// whether it did. Time moves only here and in advanceTo.
+func (s *Sim) stepBefore(t int64) bool {
+	e, ok := s.q.peek()
+	if !ok || e.at >= t {
 		return false
 	}
 	s.q.pop()
@@ -130,17 +139,10 @@ func (s *Sim) RunUntil(tNs int64) {
 	if tNs > s.end {
 		tNs = s.end
 	}
-	for s.finishedNs < 0 {
-		e, ok := s.q.peek()
-		if !ok || e.at >= tNs {
-			break
-		}
-		s.q.pop()
-		s.advanceTo(e.at)
-		s.events++
-		s.dispatch(e)
+	for !s.Done() && s.stepBefore(tNs) {
+		// each iteration processed one event
 	}
-	if tNs > s.now && s.finishedNs < 0 {
+	if tNs > s.now && !s.Done() {
 		s.advanceTo(tNs)
 	}
 }
@@ -175,33 +177,27 @@ func (s *Sim) at(t int64, k evKind, c int, arg int, gen uint32) {
 
 func (s *Sim) dispatch(e event) {
 	switch e.kind {
-	case evStepEnd:
+	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone:
+		// CPU events carry the CPU's generation: a stale one (its step was paused,
+		// its spin was cut short) is dropped here instead of being dug out of the heap.
 		c := s.cpus[e.cpu]
-		if e.gen == c.gen {
+		if e.gen != c.gen {
+			return
+		}
+		switch e.kind {
+		case evStepEnd:
 			s.stepEnd(c)
+		case evIRQEnd:
+			s.irqEnd(c)
+		case evSpinEnd:
+			s.spinEnd(c)
+		case evSpinNotice:
+			s.spinNotice(c)
+		default:
+			s.wakeDone(c)
 		}
 	case evIRQ:
 		s.irqArrive(s.cpus[e.cpu], irqSource(e.arg))
-	case evIRQEnd:
-		c := s.cpus[e.cpu]
-		if e.gen == c.gen {
-			s.irqEnd(c)
-		}
-	case evSpinEnd:
-		c := s.cpus[e.cpu]
-		if e.gen == c.gen {
-			s.spinEnd(c)
-		}
-	case evSpinNotice:
-		c := s.cpus[e.cpu]
-		if e.gen == c.gen {
-			s.spinNotice(c)
-		}
-	case evWakeDone:
-		c := s.cpus[e.cpu]
-		if e.gen == c.gen {
-			s.wakeDone(c)
-		}
 	case evTimer:
 		s.timerFire(s.threads[e.arg])
 	default:
