@@ -111,7 +111,7 @@ func TestKnobPathsAreAllSettable(t *testing.T) {
 // round-trips, or fails with a FieldError; it never panics.
 func FuzzDecodeScenario(f *testing.F) {
 	for _, name := range []string{"tpcb-32vcpu", "pgbench-ro", "durable-write", "idle-guest"} {
-		data, err := examplesFS.ReadFile(name + ".json")
+		data, err := examples().ReadFile(name + ".json")
 		if err != nil {
 			f.Fatal(err)
 		}
