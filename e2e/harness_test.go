@@ -385,8 +385,11 @@ func screenshot(t testing.TB, ctx context.Context, sel, name string) image.Image
 		t.Fatalf("screenshot %s: %v", sel, err)
 	}
 	dir := os.Getenv("SCHEDPLAY_SCREENSHOTS")
-	if dir == "" {
+	switch {
+	case dir == "":
 		dir = t.TempDir()
+	case !filepath.IsAbs(dir):
+		dir = filepath.Join(repoRoot(t), dir) // relative to the repository, not to e2e/
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

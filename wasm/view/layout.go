@@ -18,7 +18,7 @@ type Grid struct {
 // giant square.
 const (
 	MinTile = 18
-	MaxTile = 120
+	MaxTile = 140
 )
 
 // LayoutGrid places n square tiles in area, choosing the column count that makes
@@ -128,8 +128,9 @@ func Parts(t Rect, scale float32) TileParts {
 	p.RingR = min(max(s*0.14, 4*k), 15*k)
 	p.RingStroke = max(p.RingR*0.36, 1.5*k)
 	p.Ring = Point{t.X + t.W - pad - p.RingR, t.Y + pad + p.RingR}
-	p.RunChip = float32(math.Round(float64(s * 0.26)))
-	p.Chip = float32(math.Round(float64(max(s*0.13, 3*k))))
+	// Chips stop growing on large tiles, so a big tile shows more of its queue.
+	p.RunChip = float32(math.Round(float64(min(s*0.26, 24*k))))
+	p.Chip = float32(math.Round(float64(min(max(s*0.13, 3*k), 13*k))))
 	p.ChipGap = max(float32(math.Round(float64(s*0.035))), k)
 	p.Chips = Rect{t.X + pad, t.Y + t.H - pad - p.RunChip, t.W - 2*pad, p.RunChip}
 	return p
