@@ -64,6 +64,7 @@ func (g *game) Draw(screen *ebiten.Image) {
 		screen.DrawTriangles(g.verts, batch.I, g.white, op)
 	}
 	end := g.now()
+	g.m.RecordDraw(end - t)
 	g.m.RecordFrame(g.updateMs + end - t)
 	if !g.drawn && len(mesh.Used()) > 0 {
 		g.drawn = true

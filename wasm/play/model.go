@@ -59,6 +59,7 @@ type Model struct {
 	pal      view.Palette
 	clock    func() float64
 	budgetMs float64
+	drawMs   float64 // smoothed Draw time (RecordDraw)
 	sweep    *Sweep
 
 	lay    layout

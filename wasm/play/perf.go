@@ -21,6 +21,12 @@ func (m *Model) NoteStartup(phase string, ms float64) {
 	m.frames.startup = append(m.frames.startup, phase+" "+strconv.FormatFloat(ms, 'f', 1, 64)+" ms")
 }
 
+// RecordDraw notes how long the last Draw took; the engine budget leaves room for
+// it (see frameTargetMs).
+func (m *Model) RecordDraw(ms float64) {
+	m.drawMs += (ms - m.drawMs) * 0.1
+}
+
 // RecordFrame stores one frame's Update+Draw duration.
 func (m *Model) RecordFrame(ms float64) {
 	f := &m.frames

@@ -23,7 +23,7 @@ func (m *Model) Update(nowMs float64) {
 	dt = min(dt, maxFrameGapMs)
 	m.lastMs = nowMs
 	start := m.clock()
-	deadline := start + m.budgetMs
+	deadline := start + m.budget()
 	before := m.arms[0].Sim.NowNs()
 	if m.playing {
 		if m.done() {
@@ -43,6 +43,17 @@ func (m *Model) Update(nowMs float64) {
 		got := float64(m.arms[0].Sim.NowNs()-before) / (dt / 1000)
 		m.effSpeed += (got - m.effSpeed) * effSpeedSmoothig
 	}
+}
+
+// frameTargetMs is what Update and Draw together may take per frame: the budget
+// shrinks by the time drawing takes (a large compare view draws longer), so a
+// frame stays under it at any speed and the page keeps a steady frame rate.
+const frameTargetMs = 7
+
+// budget is this frame's engine time: the configured budget, less what drawing
+// needs, but at least a millisecond so the run always moves.
+func (m *Model) budget() float64 {
+	return max(min(m.budgetMs, frameTargetMs-m.drawMs), 1)
 }
 
 // target is the simulated time this frame should reach.
