@@ -184,7 +184,7 @@ func TestAccepts(t *testing.T) {
 
 func TestBudgetLeavesRoomToDraw(t *testing.T) {
 	m := &Model{budgetMs: 4}
-	for _, tc := range []struct{ draw, want float64 }{{0, 4}, {2, 4}, {4.5, 2.5}, {6.8, 1}, {20, 1}} {
+	for _, tc := range []struct{ draw, want float64 }{{0, 4}, {1.6, 4}, {3.1, 2.5}, {5.8, 1}, {20, 1}} {
 		m.drawMs = tc.draw
 		if got := m.budget(); got != tc.want {
 			t.Errorf("draw %.1f ms: budget %.1f, want %.1f", tc.draw, got, tc.want)

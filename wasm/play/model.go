@@ -60,6 +60,7 @@ type Model struct {
 	clock    func() float64
 	budgetMs float64
 	drawMs   float64 // smoothed Draw time (RecordDraw)
+	settleMs float64 // smoothed time of taking snapshots after stepping
 	sweep    *Sweep
 
 	lay    layout

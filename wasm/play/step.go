@@ -36,9 +36,11 @@ func (m *Model) Update(nowMs float64) {
 		// The sweep gets what the live run left; while paused, the whole budget.
 		m.sweep.step(m.clock, deadline)
 	}
+	t0 := m.clock()
 	for _, a := range m.arms {
 		a.settle(nowMs)
 	}
+	m.settleMs += (m.clock() - t0 - m.settleMs) * 0.1
 	if dt > 0 && m.playing {
 		got := float64(m.arms[0].Sim.NowNs()-before) / (dt / 1000)
 		m.effSpeed += (got - m.effSpeed) * effSpeedSmoothig
@@ -48,12 +50,13 @@ func (m *Model) Update(nowMs float64) {
 // frameTargetMs is what Update and Draw together may take per frame: the budget
 // shrinks by the time drawing takes (a large compare view draws longer), so a
 // frame stays under it at any speed and the page keeps a steady frame rate.
-const frameTargetMs = 7
+const frameTargetMs = 6
 
-// budget is this frame's engine time: the configured budget, less what drawing
-// needs, but at least a millisecond so the run always moves.
+// budget is this frame's engine time: the configured budget, less what drawing,
+// taking snapshots and one slice's overshoot need, but at least a millisecond so
+// the run always moves.
 func (m *Model) budget() float64 {
-	return max(min(m.budgetMs, frameTargetMs-m.drawMs), 1)
+	return max(min(m.budgetMs, frameTargetMs-m.drawMs-m.settleMs-targetSliceMs), 1)
 }
 
 // target is the simulated time this frame should reach.
