@@ -148,6 +148,14 @@ func TestEmbedHidesChrome(t *testing.T) {
 		t.Errorf("embed does not fit the frame: page height %v, frame %v", eval[float64](t, ctx, `document.documentElement.scrollHeight`), eval[float64](t, ctx, `window.innerHeight`))
 	}
 	screenshot(t, ctx, "", "embed")
+
+	// hide= drops parts of the full page.
+	open(t, ctx, base+"/#v=1&hide=controls,charts")
+	for id, want := range map[string]bool{"panel": false, "charts": false, "top": true, "stage": true} {
+		if vis := eval[bool](t, ctx, `(e => !!e && e.getClientRects().length > 0)(document.getElementById('`+id+`'))`); vis != want {
+			t.Errorf("hide=controls,charts: #%s visible = %v, want %v", id, vis, want)
+		}
+	}
 }
 
 // TestMalformedFragment: a hostile or broken link shows a message naming each bad
