@@ -15,9 +15,6 @@ func chartMetrics() []Option {
 	return []Option{{"throughput", "throughput"}, {"busy", "busy vCPUs"}, {"ipis", "IPIs/s"}, {"halts", "halt VM exits/s"}}
 }
 
-// ChartMetrics lists the over-time chart's choices.
-func ChartMetrics() []Option { return chartMetrics() }
-
 func yFormat(mt view.Metric) func(float64) string {
 	if mt == view.BusyVCPUs {
 		return func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
