@@ -149,8 +149,10 @@ func TestEmbedHidesChrome(t *testing.T) {
 	}
 	screenshot(t, ctx, "", "embed")
 
-	// hide= drops parts of the full page.
+	// hide= drops parts of the full page. (Only the fragment changes, so this is a
+	// same-document navigation: wait for the page to take it in.)
 	open(t, ctx, base+"/#v=1&hide=controls,charts")
+	waitFor(t, ctx, `!window.schedplay.state().embed && document.body.classList.contains('hide-charts')`, 10*time.Second)
 	for id, want := range map[string]bool{"panel": false, "charts": false, "top": true, "stage": true} {
 		if vis := eval[bool](t, ctx, `(e => !!e && e.getClientRects().length > 0)(document.getElementById('`+id+`'))`); vis != want {
 			t.Errorf("hide=controls,charts: #%s visible = %v, want %v", id, vis, want)
