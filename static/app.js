@@ -172,6 +172,9 @@
 
   function refresh() {
     if (!core) return;
+    // A fragment the page did not write (typed, pasted, back button) is loaded
+    // before anything else, so the periodic refresh never overwrites it.
+    if (lastHash !== null && location.hash !== lastHash) core.load(location.hash, shared);
     ui = JSON.parse(core.ui());
     if (!meta || meta.version !== ui.meta_version) buildControls();
     const root = document.documentElement;
@@ -422,9 +425,7 @@
   $('copy-link').addEventListener('click', () => copy(pageURL() + '#' + core.fragment(), 'Link'));
   $('copy-embed').addEventListener('click', () => copy(core.embedCode(pageURL()), 'Embed code'));
   $('share').addEventListener('click', share);
-  window.addEventListener('hashchange', () => {
-    if (core && location.hash !== lastHash) { core.load(location.hash, shared); refresh(); }
-  });
+  window.addEventListener('hashchange', () => refresh());
   document.addEventListener('keydown', (e) => {
     if (!core || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
