@@ -137,15 +137,20 @@ func (s *Server) handleGetShare(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
 	// An ID names one scenario forever (the store is write-once), so the reply never
 	// changes and may be cached for good.
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("Content-Length", fmt.Sprint(len(data)))
+	writeBody(w, r, "application/json", "public, max-age=31536000, immutable", data)
+}
+
+// writeBody answers 200 with body (headers only for HEAD).
+func writeBody(w http.ResponseWriter, r *http.Request, contentType, cacheControl string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", cacheControl)
+	h.Set("Content-Length", fmt.Sprint(len(body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(data)
+		w.Write(body)
 	}
 }
 
@@ -164,14 +169,7 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, fmt.Errorf("loading the playground page: %w", err))
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Content-Length", fmt.Sprint(len(page)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(page)
-	}
+	writeBody(w, r, "text/html; charset=utf-8", "no-cache", page)
 }
 
 // lookup fetches a share, answering the request itself (with notFound or a 500)

@@ -78,18 +78,12 @@ func fmtOnOff(v string) string {
 	return "off"
 }
 
-func fmtNsOff(v string) string {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return v
-	}
-	if n == 0 {
-		return "off"
-	}
-	return view.Duration(float64(n))
-}
+func fmtNsOff(v string) string { return fmtDurationOff(v, 1) }
 
-func fmtMsOff(v string) string {
+func fmtMsOff(v string) string { return fmtDurationOff(v, 1e6) }
+
+// fmtDurationOff formats an integer knob of nsPerUnit nanoseconds, 0 as "off".
+func fmtDurationOff(v string, nsPerUnit float64) string {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return v
@@ -97,7 +91,7 @@ func fmtMsOff(v string) string {
 	if n == 0 {
 		return "off"
 	}
-	return view.Duration(float64(n) * 1e6)
+	return view.Duration(float64(n) * nsPerUnit)
 }
 
 func fmtMs(v string) string {
