@@ -90,7 +90,7 @@ func (m *Model) sweepChart() Chart {
 	for _, p := range pub {
 		xmax, ymax = max(xmax, p.clients), max(ymax, p.tput)
 	}
-	if !usesClients(m.base) {
+	if !usesClients(m.setup.base) {
 		c.Button = ""
 		c.Empty = "this workload has no client count to sweep"
 		return c
@@ -179,7 +179,7 @@ type pubPoint struct {
 // publishedPoints are the scenario's published throughputs by client count.
 func (m *Model) publishedPoints() []pubPoint {
 	var out []pubPoint
-	for _, p := range m.base.Published {
+	for _, p := range m.setup.base.Published {
 		v, ok := p.Values["throughput_per_s"]
 		cs, ok2 := p.Set["workload.clients"]
 		if !ok || !ok2 {
