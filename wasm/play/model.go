@@ -209,12 +209,7 @@ func (m *Model) set(path, value string) string {
 		m.metaVer++
 		return ""
 	case "chart":
-		i := slices.IndexFunc(chartMetrics(), func(o Option) bool { return o.Value == value })
-		if i < 0 {
-			return fmt.Sprintf("chart: %q is not one of throughput, busy, ipis, halts", value)
-		}
-		m.chart = view.Metric(i)
-		return ""
+		return m.setChart(value)
 	case "ghosts":
 		switch value {
 		case "0", "1":

@@ -22,6 +22,8 @@ type State struct {
 	Speed    string `json:"speed"`
 	Theme    string `json:"theme"`
 	Embed    bool   `json:"embed"`
+	// Chart is the over-time chart's metric, a value of Meta.Charts.
+	Chart string `json:"chart"`
 	// Scenario is the base scenario's canonical JSON (before arm overrides).
 	Scenario jsontext.Value `json:"scenario"`
 	// Metrics and CPUs describe the first arm; Arms lists every arm.
@@ -96,7 +98,7 @@ func (m *Model) State() State {
 	st := State{NowNs: a0.Sim.NowNs(), SimTime: view.SimTime(a0.Sim.NowNs()), EndNs: a0.Sim.EndNs(),
 		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
 		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
-		Problems: m.problems, Message: m.message, Perf: m.Perf()}
+		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}
 	if st.Speed == "" {
 		st.Speed = DefaultSpeed
 	}

@@ -13,19 +13,21 @@ import (
 // Meta is what the page needs to build its controls; it changes only when
 // MetaVersion in UI changes (preset or theme switch).
 type Meta struct {
-	Version  int               `json:"version"`
-	Presets  []Option          `json:"presets"`
-	Controls []Control         `json:"controls"`
-	Groups   []string          `json:"groups"`
-	Speeds   []Option          `json:"speeds"`
-	Compare  []Option          `json:"compare"`
-	CSS      map[string]string `json:"css"`
-	Shared   bool              `json:"shared"`
+	Version  int       `json:"version"`
+	Presets  []Option  `json:"presets"`
+	Controls []Control `json:"controls"`
+	Groups   []string  `json:"groups"`
+	Speeds   []Option  `json:"speeds"`
+	Compare  []Option  `json:"compare"`
+	// Charts are the over-time chart's choices (see chartMetrics).
+	Charts []Option          `json:"charts"`
+	CSS    map[string]string `json:"css"`
+	Shared bool              `json:"shared"`
 }
 
 // Meta returns the control descriptions.
 func (m *Model) Meta() Meta {
-	mt := Meta{Version: m.metaVer, Controls: m.controls, Speeds: Speeds(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
+	mt := Meta{Version: m.metaVer, Controls: m.controls, Speeds: Speeds(), Charts: chartOptions(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
 		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}}
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
@@ -271,7 +273,7 @@ func (m *Model) UI() UI {
 		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
 		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
 		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.view.Hide,
-		Embed: m.view.Embed, Ghosts: !m.view.NoGhosts, Chart: chartMetrics()[m.chart].Value, Perf: m.Perf(),
+		Embed: m.view.Embed, Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value, Perf: m.Perf(),
 	}
 	if u.Speed == "" {
 		u.Speed = DefaultSpeed
