@@ -6,6 +6,7 @@ package play
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -51,7 +52,7 @@ func compareOf(v urlstate.View, base engine.Scenario, controls []Control) (compa
 		var out []armSpec
 		for _, a := range base.Arms[:2] {
 			var set []string
-			for _, k := range sortedKeys(a.Set) {
+			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 				set = append(set, k+"="+a.Set[k])
 			}
 			out = append(out, armSpec{a.Name, set})
@@ -133,13 +134,4 @@ func compareValue(v urlstate.View, base engine.Scenario) string {
 		return urlstate.FormatCompare(v.Compare, v.CompareA, v.CompareB)
 	}
 	return mode
-}
-
-func sortedKeys(mp map[string]string) []string {
-	keys := make([]string, 0, len(mp))
-	for k := range mp {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package play
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -56,11 +57,7 @@ func SweepClients(sc engine.Scenario) []int {
 			set[n] = true
 		}
 	}
-	var out []int
-	for n := range set {
-		out = append(out, n)
-	}
-	slices.Sort(out)
+	out := slices.Sorted(maps.Keys(set))
 	if len(out) > sweepMaxPoints {
 		out = out[:sweepMaxPoints]
 	}
