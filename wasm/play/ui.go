@@ -1,6 +1,7 @@
 package play
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -95,13 +96,6 @@ type Card struct {
 	Note    string `json:"note,omitzero"`
 	// Published is the source's measured figure(s) for the same settings.
 	Published string `json:"published,omitzero"`
-}
-
-func or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 // Chart is one SVG chart's content in the view.ChartW x view.ChartH viewBox.
@@ -340,7 +334,7 @@ func (m *Model) UI() UI {
 		case len(pubs) == 2 && pubs[0] != "" && pubs[1] != "":
 			c.Published = pubs[0] + " → " + pubs[1]
 		case len(pubs) == 2 && (pubs[0] != "" || pubs[1] != ""):
-			c.Published = "A " + or(pubs[0], "–") + " · B " + or(pubs[1], "–")
+			c.Published = "A " + cmp.Or(pubs[0], "–") + " · B " + cmp.Or(pubs[1], "–")
 		case len(pubs) == 1 && pubs[0] != "":
 			c.Published = pubs[0]
 		}
