@@ -3,16 +3,19 @@ module schedplay
 go 1.26
 
 require (
-	github.com/chromedp/cdproto v0.160.1 // indirect
-	github.com/chromedp/chromedp v0.23.1 // indirect
+	github.com/chromedp/cdproto v0.160.1
+	github.com/chromedp/chromedp v0.23.1
+	github.com/go-json-experiment/json v1.27.2
+	github.com/hajimehoshi/ebiten/v2 v2.8.8
+	github.com/syumai/workers v0.33.0
+	go.etcd.io/bbolt v1.4.3
+)
+
+require (
 	github.com/ebitengine/gomobile v0.0.0-20240911145611-4856209ac325 // indirect
 	github.com/ebitengine/hideconsole v1.0.0 // indirect
 	github.com/ebitengine/purego v0.8.0 // indirect
-	github.com/go-json-experiment/json v1.27.2 // indirect
-	github.com/hajimehoshi/ebiten/v2 v2.8.8 // indirect
 	github.com/jezek/xgb v1.1.1 // indirect
-	github.com/syumai/workers v0.33.0 // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/sync v0.10.0 // indirect
 	golang.org/x/sys v0.29.0 // indirect
 )

@@ -163,9 +163,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// browser returns a new tab of the shared headless Chromium (started with the
-// flags BROWSER.md found to work here) with a viewport of the given size, and the
-// shared server's base URL.
+// browser returns a new tab of the shared headless Chromium with a viewport of the
+// given size, and the shared server's base URL. The flags are those a headless
+// Chromium needs as root on a machine without a GPU: no sandbox, and WebGL2 on
+// SwiftShader (without enable-unsafe-swiftshader Chromium warns that the software
+// fallback is deprecated).
 func browser(t testing.TB, width, height int) (context.Context, string) {
 	t.Helper()
 	path := chromePath(t)

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestMeasure reports the budgets of issue 4 measured in the page: first frame
+// TestMeasure reports the playground's budgets measured in the page: first frame
 // time, and Update+Draw per frame (median, p95) at 64 vCPUs with 256 clients. It
 // asserts nothing about speed (targets belong in measurements, not tests) and runs
 // only with SCHEDPLAY_MEASURE=1:

@@ -100,6 +100,13 @@ func TestControlsUpdateURLAndState(t *testing.T) {
 	// View keys: speed and compare.
 	eval[bool](t, ctx, `(() => { const s = document.getElementById('speed'); s.value = '20us'; s.dispatchEvent(new Event('change')); return true })()`)
 	waitFor(t, ctx, `location.hash.includes('speed=20us')`, 10*time.Second)
+	// The chart picker offers the model's choices, and a choice reaches the model.
+	charts := eval[string](t, ctx, `[...document.getElementById('chart-metric').options].map(o => o.value + '=' + o.text).join(',')`)
+	if want := "throughput=throughput,busy=busy vCPUs,ipis=IPIs/s,halts=halt VM exits/s"; charts != want {
+		t.Errorf("chart picker offers %q, want %q", charts, want)
+	}
+	eval[bool](t, ctx, `(() => { const s = document.getElementById('chart-metric'); s.value = 'ipis'; s.dispatchEvent(new Event('change')); return true })()`)
+	waitFor(t, ctx, `window.schedplay.state().chart === 'ipis'`, 10*time.Second)
 	if msg := eval[string](t, ctx, `window.schedplay.set('machine.vcpus', '100000') || ''`); !strings.Contains(msg, "machine.vcpus") {
 		t.Errorf("an out-of-range set() returned %q, want a message naming machine.vcpus", msg)
 	}

@@ -119,9 +119,7 @@
     fillSelect($('preset'), meta.shared ? [{ value: '', label: 'shared scenario' }, ...meta.presets] : meta.presets);
     fillSelect($('speed'), meta.speeds);
     fillSelect($('compare'), meta.compare);
-    fillSelect($('chart-metric'), [
-      { value: 'throughput', label: 'throughput' }, { value: 'busy', label: 'busy vCPUs' },
-      { value: 'ipis', label: 'IPIs/s' }, { value: 'halts', label: 'halt VM exits/s' }]);
+    fillSelect($('chart-metric'), meta.charts);
     const box = $('controls');
     box.replaceChildren();
     for (const group of meta.groups) {

@@ -1,10 +1,10 @@
 // Command wasm is the schedplay playground in the browser: the engine and an Ebiten
 // game that draws it, built with GOOS=js GOARCH=wasm into static/schedplay.wasm.
 //
-// The program is a thin shell (see STYLE.md, "wasm/"): play.Model holds all state
-// and decides what is drawn; game.go hands Ebiten's Update and Draw to it and paints
-// its mesh; bridge.go lets the page's JavaScript drive it. All files carry the _js
-// suffix, so native builds and `go vet ./...` skip this package.
+// The program is a thin shell: play.Model holds all state and decides what is
+// drawn, so it is tested natively; game_js.go hands Ebiten's Update and Draw to it
+// and paints its mesh; bridge_js.go lets the page's JavaScript drive it. All files
+// carry the _js suffix, so native builds and `go vet ./...` skip this package.
 package main
 
 import (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -193,14 +194,12 @@ func sortedMetricNames(values map[string]float64) []string {
 			out = append(out, m.name)
 		}
 	}
-	var unknown []string
-	for k := range values {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if !slices.Contains(out, k) {
-			unknown = append(unknown, k)
+			out = append(out, k)
 		}
 	}
-	slices.Sort(unknown)
-	return append(out, unknown...)
+	return out
 }
 
 // verdict judges a model/published ratio of a figure.

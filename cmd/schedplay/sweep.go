@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -321,10 +322,9 @@ func parseList(flagName, s string) (string, []string, error) {
 // knobList renders a knob map as "path=value" in path order.
 func knobList(m map[string]string) []string {
 	out := make([]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, k+"="+v)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+m[k])
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -1,6 +1,8 @@
 package play
 
 import (
+	"fmt"
+
 	"schedplay/engine"
 	"schedplay/wasm/view"
 )
@@ -66,6 +68,36 @@ const (
 	seriesMax     = 240
 )
 
+// armTitle is arm i of n's title above its tiles: the arm's letter and name in
+// a comparison, then the machine and the workload's size.
+func armTitle(i, n int, name string, sc engine.Scenario) string {
+	tail := fmt.Sprintf("%d vCPUs · %s", sc.Machine.VCPUs, workloadLabel(sc))
+	if n <= 1 {
+		return tail
+	}
+	return fmt.Sprintf("%c · %s · %s", 'A'+i, name, tail)
+}
+
+// workloadLabel says how big the workload is, in its own terms.
+func workloadLabel(sc engine.Scenario) string {
+	w := sc.Workload
+	switch w.Kind {
+	case engine.WorkloadHackbench:
+		return fmt.Sprintf("%d tasks", 2*w.Hackbench.Groups*w.Hackbench.FDs)
+	case engine.WorkloadIdle:
+		return "idle"
+	case engine.WorkloadCommit:
+		return fmt.Sprintf("%d writers", w.Clients)
+	}
+	return fmt.Sprintf("%d clients", w.Clients)
+}
+
+// usesClients reports whether workload.clients means anything for the workload.
+func usesClients(sc engine.Scenario) bool {
+	k := sc.Workload.Kind
+	return k == engine.WorkloadRequestServer || k == engine.WorkloadCommit
+}
+
 func newArm(name string, set []string, sc engine.Scenario) (*Arm, error) {
 	sim, err := engine.NewSim(sc)
 	if err != nil {
@@ -79,9 +111,8 @@ func newArm(name string, set []string, sc engine.Scenario) (*Arm, error) {
 	return a, nil
 }
 
-// runUntil advances the simulation to t and takes in what happened.
 // runUntil advances the simulation to t and takes in what happened; slides says
-// whether to animate migrations (see Model.slides).
+// whether to animate migrations (see timeControl.slides).
 func (a *Arm) runUntil(t int64, wallMs float64, slow, ghosts bool) {
 	a.Sim.RunUntil(t)
 	a.drain(wallMs, slow, ghosts)

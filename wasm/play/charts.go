@@ -5,14 +5,61 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"schedplay/engine"
 	"schedplay/wasm/view"
 )
 
-// chartMetrics are the over-time chart's choices, indexed by view.Metric.
-func chartMetrics() []Option {
-	return []Option{{"throughput", "throughput"}, {"busy", "busy vCPUs"}, {"ipis", "IPIs/s"}, {"halts", "halt VM exits/s"}}
+// chartMetric is one choice of the over-time chart: the picker's value and label,
+// and the series it plots.
+type chartMetric struct {
+	Option
+	metric view.Metric
+}
+
+// chartMetrics are the over-time chart's choices in picker order. This is the one
+// list: the page builds its picker from Meta.Charts, Set("chart") accepts its
+// values and UI.Chart reports one.
+func chartMetrics() []chartMetric {
+	return []chartMetric{
+		{Option{"throughput", "throughput"}, view.Throughput},
+		{Option{"busy", "busy vCPUs"}, view.BusyVCPUs},
+		{Option{"ipis", "IPIs/s"}, view.IPIRate},
+		{Option{"halts", "halt VM exits/s"}, view.HaltRate},
+	}
+}
+
+// chartOptions are the chart picker's options.
+func chartOptions() []Option {
+	var out []Option
+	for _, c := range chartMetrics() {
+		out = append(out, c.Option)
+	}
+	return out
+}
+
+// chartOf returns the choice that plots mt.
+func chartOf(mt view.Metric) chartMetric {
+	cs := chartMetrics()
+	if i := slices.IndexFunc(cs, func(c chartMetric) bool { return c.metric == mt }); i >= 0 {
+		return cs[i]
+	}
+	panic("play.chartOf: no chart choice plots metric " + strconv.Itoa(int(mt)))
+}
+
+// setChart chooses the over-time chart's metric by its picker value.
+func (m *Model) setChart(value string) string {
+	cs := chartMetrics()
+	if i := slices.IndexFunc(cs, func(c chartMetric) bool { return c.Value == value }); i >= 0 {
+		m.chart = cs[i].metric
+		return ""
+	}
+	values := make([]string, len(cs))
+	for i, c := range cs {
+		values[i] = c.Value
+	}
+	return fmt.Sprintf("chart: %q is not one of %s", value, strings.Join(values, ", "))
 }
 
 func yFormat(mt view.Metric) func(float64) string {
@@ -24,8 +71,7 @@ func yFormat(mt view.Metric) func(float64) string {
 
 // timeChart plots the chosen metric over simulated time for every arm.
 func (m *Model) timeChart() Chart {
-	opts := chartMetrics()
-	c := Chart{Title: opts[m.chart].Label + " over simulated time"}
+	c := Chart{Title: chartOf(m.chart).Label + " over simulated time"}
 	end := m.arms[0].series.EndNs()
 	if end <= 0 || len(m.arms[0].series.Buckets) < 2 {
 		c.Empty = "press play: the chart fills as simulated time passes"
@@ -90,7 +136,7 @@ func (m *Model) sweepChart() Chart {
 	for _, p := range pub {
 		xmax, ymax = max(xmax, p.clients), max(ymax, p.tput)
 	}
-	if !usesClients(m.base) {
+	if !usesClients(m.setup.base) {
 		c.Button = ""
 		c.Empty = "this workload has no client count to sweep"
 		return c
@@ -179,7 +225,7 @@ type pubPoint struct {
 // publishedPoints are the scenario's published throughputs by client count.
 func (m *Model) publishedPoints() []pubPoint {
 	var out []pubPoint
-	for _, p := range m.base.Published {
+	for _, p := range m.setup.base.Published {
 		v, ok := p.Values["throughput_per_s"]
 		cs, ok2 := p.Set["workload.clients"]
 		if !ok || !ok2 {

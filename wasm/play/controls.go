@@ -12,8 +12,8 @@ import (
 // from this table, so labels, units, tooltips and value ladders live in one place
 // (and are tested here).
 type Control struct {
-	// ID is the element id (the tests and the issue name several: vcpus, clients,
-	// spin-cap, adaptive-spin, wake-pull, policy, platform, ...).
+	// ID is the element id, which the e2e tests and embedding pages use: vcpus,
+	// clients, spin-cap, adaptive-spin, wake-pull, policy, platform, ...
 	ID string `json:"id"`
 	// Path is the engine knob the control sets.
 	Path  string `json:"path"`
@@ -103,7 +103,8 @@ func fmtMs(v string) string {
 }
 
 // controlTable is the full list, before probing which select options and knobs the
-// engine knows.
+// engine knows. The scheduler tips summarise mechanisms that docs/mechanisms.md
+// describes in full (sections "Idle-CPU pull", "Adaptive idle spin", "WAKE_SYNC").
 func controlTable() []Control {
 	return []Control{
 		{ID: "vcpus", Path: "machine.vcpus", Label: "vCPUs", Group: GroupMachine, Kind: "range",

@@ -40,6 +40,7 @@ func (a *Arm) threadName(id int) string {
 }
 
 // sentence turns a decision record into words; Reason is the engine's own phrase.
+// The rules behind the decisions are described in docs/mechanisms.md.
 func sentence(a *Arm, d engine.Decision) string {
 	cpu, tgt := int(d.CPU), int(d.Target)
 	th := ""

@@ -53,37 +53,6 @@ func TestFindDecision(t *testing.T) {
 	}
 }
 
-func TestMoveSelection(t *testing.T) {
-	ps, _ := BuiltinPresets()
-	m := New(Options{Presets: ps, Fragment: "#v=1&preset=tpcb-32vcpu"})
-	m.Render(1400, 600, 1, 0) // lays out 2 arms
-	cols := m.lay.grids[0].Cols
-	m.MoveSelection(1, 0)
-	if m.sel != (Selection{Arm: 0, CPU: 0, Thread: -1}) {
-		t.Fatalf("first move selects %+v, want A's CPU 0", m.sel)
-	}
-	m.MoveSelection(0, 1)
-	if m.sel.CPU != cols {
-		t.Errorf("down from CPU 0 gives %d, want %d", m.sel.CPU, cols)
-	}
-	m.MoveSelection(-1, 0)
-	if m.sel.CPU != cols {
-		t.Errorf("left at column 0 of arm A moved to %+v", m.sel)
-	}
-	for range cols {
-		m.MoveSelection(1, 0)
-	}
-	if m.sel.Arm != 1 || m.sel.CPU != cols {
-		t.Errorf("right past the last column gives %+v, want arm B CPU %d", m.sel, cols)
-	}
-	for range 100 {
-		m.MoveSelection(0, 1)
-	}
-	if m.sel.CPU >= 32 {
-		t.Errorf("moved off the grid: %+v", m.sel)
-	}
-}
-
 // FuzzLoad: no fragment or shared scenario makes Load panic, and what it leaves
 // in the URL loads again without problems.
 func FuzzLoad(f *testing.F) {
@@ -102,7 +71,7 @@ func FuzzLoad(f *testing.F) {
 		m.Update(16)
 		m.Render(300, 200, 1, 16)
 		out := m.Fragment()
-		if !m.shared {
+		if !m.setup.src.shared {
 			sh = nil // a rejected share is reported on every load; the page fell back
 		}
 		m2 := New(Options{Presets: ps, Fragment: out, Shared: sh})
@@ -178,16 +147,6 @@ func TestAccepts(t *testing.T) {
 	} {
 		if got := accepts(sc, tc.path, tc.value); got != tc.want {
 			t.Errorf("accepts(%s=%s) = %v, want %v", tc.path, tc.value, got, tc.want)
-		}
-	}
-}
-
-func TestBudgetLeavesRoomToDraw(t *testing.T) {
-	m := &Model{budgetMs: 4}
-	for _, tc := range []struct{ draw, want float64 }{{0, 4}, {1.6, 4}, {3.1, 2.5}, {5.8, 1}, {20, 1}} {
-		m.drawMs = tc.draw
-		if got := m.budget(); got != tc.want {
-			t.Errorf("draw %.1f ms: budget %.1f, want %.1f", tc.draw, got, tc.want)
 		}
 	}
 }

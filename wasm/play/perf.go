@@ -24,7 +24,7 @@ func (m *Model) NoteStartup(phase string, ms float64) {
 // RecordDraw notes how long the last Draw took; the engine budget leaves room for
 // it (see frameTargetMs).
 func (m *Model) RecordDraw(ms float64) {
-	m.drawMs += (ms - m.drawMs) * 0.1
+	m.time.drawMs += (ms - m.time.drawMs) * 0.1
 }
 
 // RecordFrame stores one frame's Update+Draw duration.
@@ -62,7 +62,7 @@ func (m *Model) Perf() Perf {
 	n := min(f.n, len(f.buf))
 	s := slices.Clone(f.buf[:n])
 	slices.Sort(s)
-	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.budgetMs, Vertices: m.mesh.Vertices(), Startup: f.startup}
+	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.time.budgetMs, Vertices: m.mesh.Vertices(), Startup: f.startup}
 	if n > 0 {
 		p.MedianMs = s[n/2]
 		p.P95Ms = s[min(n-1, n*95/100)]

@@ -5,7 +5,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/engine"
-	"schedplay/wasm/urlstate"
 	"schedplay/wasm/view"
 )
 
@@ -23,6 +22,8 @@ type State struct {
 	Speed    string `json:"speed"`
 	Theme    string `json:"theme"`
 	Embed    bool   `json:"embed"`
+	// Chart is the over-time chart's metric, a value of Meta.Charts.
+	Chart string `json:"chart"`
 	// Scenario is the base scenario's canonical JSON (before arm overrides).
 	Scenario jsontext.Value `json:"scenario"`
 	// Metrics and CPUs describe the first arm; Arms lists every arm.
@@ -95,13 +96,13 @@ type CPUState struct {
 func (m *Model) State() State {
 	a0 := m.arms[0]
 	st := State{NowNs: a0.Sim.NowNs(), SimTime: view.SimTime(a0.Sim.NowNs()), EndNs: a0.Sim.EndNs(),
-		Playing: m.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.preset.Name,
-		Compare: m.compareValue(), Speed: m.url.View.Speed, Theme: m.pal.Name, Embed: m.url.View.Embed,
-		Problems: m.problems, Message: m.message, Perf: m.Perf()}
+		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
+		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
+		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}
 	if st.Speed == "" {
 		st.Speed = DefaultSpeed
 	}
-	if data, err := m.base.Canonical(); err == nil {
+	if data, err := m.setup.base.Canonical(); err == nil {
 		st.Scenario = data
 	}
 	for _, a := range m.arms {
@@ -149,43 +150,3 @@ func (m *Model) UIJSON() ([]byte, error) { return json.Marshal(m.UI()) }
 
 // MetaJSON encodes Meta.
 func (m *Model) MetaJSON() ([]byte, error) { return json.Marshal(m.Meta()) }
-
-// ScenarioJSON is the scenario to share: the base scenario's canonical JSON, with a
-// knob comparison written as its arms so the shared link compares the same way.
-func (m *Model) ScenarioJSON() ([]byte, error) {
-	sc := m.base
-	if mode := m.compareMode(); mode != "off" && mode != "arms" && len(m.arms) == 2 {
-		sc.Arms = nil
-		for _, a := range m.arms {
-			set := map[string]string{}
-			for _, kv := range a.Set {
-				for i := 0; i < len(kv); i++ {
-					if kv[i] == '=' {
-						set[kv[:i]] = kv[i+1:]
-						break
-					}
-				}
-			}
-			sc.Arms = append(sc.Arms, engine.Arm{Name: a.Name, Set: set})
-		}
-	}
-	return sc.Canonical()
-}
-
-// ShareFragment is the fragment to append to a share link: the view keys only (the
-// scenario is in the share), with a knob comparison turned into compare=arms since
-// ScenarioJSON wrote it as the shared scenario's arms.
-func (m *Model) ShareFragment() string {
-	v := m.url.View
-	switch mode := m.compareMode(); mode {
-	case "off", "arms":
-		v.Compare = mode
-	default:
-		v.Compare = "arms"
-	}
-	v.CompareA, v.CompareB = "", ""
-	v.Embed = false
-	v.Hide = nil
-	enc := urlstate.Encode(urlstate.State{View: v})
-	return enc
-}

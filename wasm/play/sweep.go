@@ -2,6 +2,7 @@ package play
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -56,11 +57,7 @@ func SweepClients(sc engine.Scenario) []int {
 			set[n] = true
 		}
 	}
-	var out []int
-	for n := range set {
-		out = append(out, n)
-	}
-	slices.Sort(out)
+	out := slices.Sorted(maps.Keys(set))
 	if len(out) > sweepMaxPoints {
 		out = out[:sweepMaxPoints]
 	}
@@ -111,13 +108,7 @@ func (s *Sweep) step(clock func() float64, deadline float64) {
 		}
 		t0 := clock()
 		s.cur.RunUntil(min(s.cur.NowNs()+s.sliceN, s.cur.EndNs()))
-		e := clock() - t0
-		switch {
-		case e < targetSliceMs/4:
-			s.sliceN = min(s.sliceN*2, maxSliceNs)
-		case e > targetSliceMs*2:
-			s.sliceN = max(s.sliceN/2, minSliceNs)
-		}
+		s.sliceN = adaptSlice(s.sliceN, clock()-t0)
 		if s.cur.Done() {
 			s.Tput[ai][ci] = s.cur.Results().ThroughputPerS
 			s.cur = nil
@@ -129,14 +120,14 @@ func (s *Sweep) step(clock func() float64, deadline float64) {
 // StartSweep begins (or restarts) a sweep of the current scenario and arms. A
 // workload without clients (hackbench, idle) has nothing to sweep.
 func (m *Model) StartSweep() {
-	if !usesClients(m.base) {
+	if !usesClients(m.setup.base) {
 		return
 	}
-	specs, _, err := m.specs()
+	comp, err := compareOf(m.view, m.setup.base, m.controls)
 	if err != nil {
-		specs = []armSpec{{}}
+		comp.arms = []armSpec{{}}
 	}
-	m.sweep = newSweep(m.base, specs)
+	m.sweep = newSweep(m.setup.base, comp.arms)
 }
 
 // SweepState returns the running or finished sweep, or nil.

@@ -1,73 +1,40 @@
 package play
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"schedplay/engine"
-	"schedplay/wasm/urlstate"
 	"schedplay/wasm/view"
 )
 
 // Meta is what the page needs to build its controls; it changes only when
 // MetaVersion in UI changes (preset or theme switch).
 type Meta struct {
-	Version  int               `json:"version"`
-	Presets  []Option          `json:"presets"`
-	Controls []Control         `json:"controls"`
-	Groups   []string          `json:"groups"`
-	Speeds   []Option          `json:"speeds"`
-	Compare  []Option          `json:"compare"`
-	CSS      map[string]string `json:"css"`
-	Shared   bool              `json:"shared"`
+	Version  int       `json:"version"`
+	Presets  []Option  `json:"presets"`
+	Controls []Control `json:"controls"`
+	Groups   []string  `json:"groups"`
+	Speeds   []Option  `json:"speeds"`
+	Compare  []Option  `json:"compare"`
+	// Charts are the over-time chart's choices (see chartMetrics).
+	Charts []Option          `json:"charts"`
+	CSS    map[string]string `json:"css"`
+	Shared bool              `json:"shared"`
 }
 
 // Meta returns the control descriptions.
 func (m *Model) Meta() Meta {
-	mt := Meta{Version: m.metaVer, Controls: m.controls, Speeds: Speeds(), CSS: m.pal.CSSVars(), Shared: m.shared,
+	mt := Meta{Version: m.metaVer, Controls: m.controls, Speeds: Speeds(), Charts: chartOptions(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
 		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}}
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}
-	mt.Compare = m.compareOptions()
+	mt.Compare = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	return mt
-}
-
-// compareOptions lists the comparisons offered: off, the scenario's own arms, and
-// every two-valued control (booleans off/on, selects their first two values).
-func (m *Model) compareOptions() []Option {
-	out := []Option{{urlstate.CompareOff, "off: one run"}}
-	if len(m.base.Arms) >= 2 {
-		out = append(out, Option{urlstate.CompareArms, "preset arms: " + m.base.Arms[0].Name + " ↔ " + m.base.Arms[1].Name})
-	}
-	for _, c := range m.controls {
-		switch {
-		case c.Kind == "toggle":
-			out = append(out, Option{c.Path, c.Label + ": off ↔ on"})
-		case c.Kind == "select" && len(c.Options) >= 2:
-			v := urlstate.FormatCompare(c.Path, c.Options[0].Value, c.Options[1].Value)
-			out = append(out, Option{v, c.Label + ": " + c.Options[0].Label + " ↔ " + c.Options[1].Label})
-		}
-	}
-	cur := m.compareValue()
-	for _, o := range out {
-		if o.Value == cur {
-			return out
-		}
-	}
-	return append(out, Option{cur, "custom: " + cur})
-}
-
-// compareValue is the compare select's current value (the default resolved).
-func (m *Model) compareValue() string {
-	v := m.url.View
-	mode := m.compareMode()
-	if mode == v.Compare {
-		return urlstate.FormatCompare(v.Compare, v.CompareA, v.CompareB)
-	}
-	return mode
 }
 
 // UI is everything the HTML around the canvas shows, refreshed a few times a second.
@@ -129,13 +96,6 @@ type Card struct {
 	Note    string `json:"note,omitzero"`
 	// Published is the source's measured figure(s) for the same settings.
 	Published string `json:"published,omitzero"`
-}
-
-func or(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }
 
 // Chart is one SVG chart's content in the view.ChartW x view.ChartH viewBox.
@@ -253,13 +213,13 @@ func (m *Model) publishedFor(a *Arm, key string) (float64, bool) {
 		}
 		return true
 	}
-	for _, p := range m.base.Published {
+	for _, p := range m.setup.base.Published {
 		v, ok := p.Values[key]
 		if !ok || !matches(p.Set) {
 			continue
 		}
 		labelled := p.Arm == ""
-		for _, sa := range m.base.Arms {
+		for _, sa := range m.setup.base.Arms {
 			if sa.Name == p.Arm && matches(sa.Set) {
 				labelled = true
 			}
@@ -303,27 +263,27 @@ func (m *Model) UI() UI {
 	u := UI{
 		MetaVersion: m.metaVer, NowNs: a0.Sim.NowNs(), EndNs: a0.Sim.EndNs(),
 		Time: view.SimTime(a0.Sim.NowNs()), Horizon: view.Duration(float64(a0.Sim.EndNs())),
-		Playing: m.playing, Done: m.done(), Speed: m.url.View.Speed, Fragment: m.Fragment(),
-		Preset: m.preset.Name, Description: m.presetSc.Description, Compare: m.compareValue(),
-		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.base.Seed, 10), Explain: m.Explain(),
-		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.url.View.Hide,
-		Embed: m.url.View.Embed, Ghosts: !m.url.View.NoGhosts, Chart: chartMetrics()[m.chart].Value, Perf: m.Perf(),
+		Playing: m.time.playing, Done: m.done(), Speed: m.view.Speed, Fragment: m.Fragment(),
+		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
+		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
+		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.view.Hide,
+		Embed: m.view.Embed, Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value, Perf: m.Perf(),
 	}
 	if u.Speed == "" {
 		u.Speed = DefaultSpeed
 	}
-	if m.playing {
-		u.EffSpeed = view.Duration(m.effSpeed) + "/s"
+	if m.time.playing {
+		u.EffSpeed = view.Duration(m.time.effSpeed) + "/s"
 	}
-	if m.shared {
+	if m.setup.src.shared {
 		u.Preset = ""
 	}
 	for i := range m.controls {
-		cv := m.controls[i].valueOf(m.baseVals)
-		if cv.ID == "wake-sync" && m.baseVals["sched.policy"] != "scx_simple" {
+		cv := m.controls[i].valueOf(m.setup.vals)
+		if cv.ID == "wake-sync" && m.setup.vals["sched.policy"] != "scx_simple" {
 			cv.Note = "only the scx_simple policy uses it"
 		}
-		if cv.ID == "clients" && !usesClients(m.base) {
+		if cv.ID == "clients" && !usesClients(m.setup.base) {
 			cv.Note = "this workload has no clients"
 		}
 		if len(m.arms) > 1 {
@@ -354,7 +314,7 @@ func (m *Model) UI() UI {
 	if !warm {
 		u.Warmup = "warming up: numbers are since the start until " + view.Duration(float64(a0.Sc.WarmupMs)*1e6) + ", then over the measured window"
 	}
-	for _, mt := range metrics(m.base.Workload.Kind) {
+	for _, mt := range metrics(m.setup.base.Workload.Kind) {
 		c := Card{ID: mt.id, Label: mt.label}
 		va := mt.value(rs[0], m.arms[0])
 		c.A = fmtMetric(mt, va, m.arms[0])
@@ -374,7 +334,7 @@ func (m *Model) UI() UI {
 		case len(pubs) == 2 && pubs[0] != "" && pubs[1] != "":
 			c.Published = pubs[0] + " → " + pubs[1]
 		case len(pubs) == 2 && (pubs[0] != "" || pubs[1] != ""):
-			c.Published = "A " + or(pubs[0], "–") + " · B " + or(pubs[1], "–")
+			c.Published = "A " + cmp.Or(pubs[0], "–") + " · B " + cmp.Or(pubs[1], "–")
 		case len(pubs) == 1 && pubs[0] != "":
 			c.Published = pubs[0]
 		}
@@ -419,7 +379,7 @@ func (m *Model) armValues(path string) string {
 	if !differ {
 		return ""
 	}
-	ctl := m.control(path)
+	ctl := findControl(m.controls, path)
 	out := ""
 	for i, v := range vals {
 		if i > 0 {

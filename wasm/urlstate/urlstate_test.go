@@ -18,7 +18,7 @@ func TestParse(t *testing.T) {
 		{desc: "empty", frag: "", want: urlstate.State{}},
 		{desc: "hash only", frag: "#", want: urlstate.State{}},
 		{
-			desc: "issue example",
+			desc: "knobs",
 			frag: "#v=1&machine.vcpus=32&workload.clients=64&sched.wake_pull=1&seed=7",
 			want: urlstate.State{Knobs: []urlstate.Knob{
 				{"machine.vcpus", "32"}, {"workload.clients", "64"}, {"sched.wake_pull", "1"}, {"seed", "7"}}},
