@@ -206,6 +206,7 @@ type SeriesPoint struct {
 	StartMs          float64 `json:"start_ms"`
 	ThroughputPerS   float64 `json:"throughput_per_s"`
 	BusyVCPUs        float64 `json:"busy_vcpus"`
+	BusyVCPUsHost    float64 `json:"busy_vcpus_host"`
 	IPIsPerS         float64 `json:"ipis_per_s"`
 	HaltExitsPerS    float64 `json:"halt_exits_per_s"`
 	IdleOverloadFrac float64 `json:"idle_while_overloaded_frac"`
@@ -213,19 +214,24 @@ type SeriesPoint struct {
 
 // Results are a run's metrics over the measured window [warmup, duration).
 type Results struct {
-	ThroughputPerS          float64        `json:"throughput_per_s"`
-	Completed               int64          `json:"completed"`
-	LatencyUs               LatencySummary `json:"latency_us"`
-	WakeToRunUs             WakeSummary    `json:"wake_to_run_us"`
-	BusyVCPUsMean           float64        `json:"busy_vcpus_mean"`
-	IdleWhileOverloadedFrac float64        `json:"idle_while_overloaded_frac"`
-	IPIsPerS                IPIRates       `json:"ipis_per_s"`
-	SuppressedIPIsPerS      float64        `json:"suppressed_ipis_per_s"`
-	HaltExitsPerS           float64        `json:"halt_exits_per_s"`
-	SpinCPUFrac             float64        `json:"spin_cpu_frac"`
-	HostCPUFrac             float64        `json:"host_cpu_frac"`
-	MigrationsPerS          float64        `json:"migrations_per_s"`
-	SpinWindowMean          float64        `json:"spin_window_mean"`
+	ThroughputPerS float64        `json:"throughput_per_s"`
+	Completed      int64          `json:"completed"`
+	LatencyUs      LatencySummary `json:"latency_us"`
+	WakeToRunUs    WakeSummary    `json:"wake_to_run_us"`
+	// BusyVCPUsMean counts vCPUs running a thread or an interrupt handler (the
+	// guest's view); BusyVCPUsHostMean adds the idle loop's spin and the host's
+	// halt polling, which the host sees as a busy vCPU thread (how the published
+	// busy-vCPU figures were observed).
+	BusyVCPUsMean           float64  `json:"busy_vcpus_mean"`
+	BusyVCPUsHostMean       float64  `json:"busy_vcpus_host_mean"`
+	IdleWhileOverloadedFrac float64  `json:"idle_while_overloaded_frac"`
+	IPIsPerS                IPIRates `json:"ipis_per_s"`
+	SuppressedIPIsPerS      float64  `json:"suppressed_ipis_per_s"`
+	HaltExitsPerS           float64  `json:"halt_exits_per_s"`
+	SpinCPUFrac             float64  `json:"spin_cpu_frac"`
+	HostCPUFrac             float64  `json:"host_cpu_frac"`
+	MigrationsPerS          float64  `json:"migrations_per_s"`
+	SpinWindowMean          float64  `json:"spin_window_mean"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`

@@ -15,9 +15,6 @@ const (
 	progHousekeeping
 )
 
-// balancerStepNs is the CPU time of one load_balance pass.
-const balancerStepNs = 2000
-
 func (s *Sim) startKernelThreads() {
 	interval := s.sc.Sched.BalanceIntervalMs * 1e6
 	if s.sc.Sched.Policy != "osv" {
@@ -29,9 +26,9 @@ func (s *Sim) startKernelThreads() {
 			t := s.newThread("load_balance", RoleBalancer, c.id, true)
 			t.prog = progBalancer
 			c.kthreads = append(c.kthreads, t)
-			// Balancers started at boot drift apart; a seeded phase keeps them
-			// from firing in lockstep.
-			s.at(s.rng.Int64N(interval)+1, evTimer, c.id, t.id, 0)
+			// All balancers start at boot (smp_launch) and re-arm after each
+			// pass, so they fire nearly in lockstep.
+			s.at(interval, evTimer, c.id, t.id, 0)
 		}
 		if rate > 0 {
 			t := s.newThread("housekeeping", RoleKernel, c.id, true)
@@ -47,7 +44,7 @@ func (s *Sim) timerFire(t *thread) {
 	c := s.cpus[t.cpu]
 	switch t.prog {
 	case progBalancer:
-		s.at(s.now+s.sc.Sched.BalanceIntervalMs*1e6, evTimer, c.id, t.id, 0)
+		// load_balance re-arms its timer when its pass is over (kernelNext).
 	case progHousekeeping:
 		s.at(s.now+s.drawExp(1e9/s.sc.Workload.WakeSourcesPerS)+1, evTimer, c.id, t.id, 0)
 	}
@@ -59,13 +56,16 @@ func (s *Sim) kernelNext(t *thread) (int64, bool) {
 	if t.arg == 0 {
 		t.arg = 1
 		if t.prog == progBalancer {
-			return balancerStepNs, false
+			return s.sc.Machine.Costs.BalancePassNs, false
 		}
 		return s.sc.Workload.HousekeepingNs, false
 	}
 	t.arg = 0
 	if t.prog == progBalancer {
 		s.loadBalance(s.cpus[t.cpu])
+		// tmr.set(now + 100_ms) at the top of load_balance's loop: the period
+		// counts from the end of a pass, so balancers drift by their wake latency.
+		s.at(s.now+s.sc.Sched.BalanceIntervalMs*1e6, evTimer, t.cpu, t.id, 0)
 	}
 	return 0, true
 }
@@ -89,7 +89,7 @@ func (s *Sim) loadBalance(c *cpu) {
 	s.rqRemove(c, t)
 	s.migrateCount(t, c.id, least.id)
 	s.decide(DecBalancePush, c.id, least.id, t.id, "load_balance: least loaded CPU is below this load minus one", int64(mine))
-	s.enqueueRemote(least, t, c.id, IPIWakeup)
+	s.enqueueRemote(least, t, c.id, remoteBalance)
 }
 
 // migrateCount shows a thread being moved to another CPU (its new home). The

@@ -26,8 +26,11 @@ type thread struct {
 	state  ThreadState
 	cpu    int // the CPU it runs or is queued on; its home CPU when blocked
 	pinned bool
-	// vr is the normalized decayed runtime (see Sim.decayScaleNow).
-	vr float64
+	// vr is the decayed runtime in S units (see Sim.decayScaleNow); prio scales
+	// what running adds to it, as OSv's thread_runtime::_priority does (1 for
+	// ordinary threads; a tiny value makes a thread win every comparison).
+	vr   float64
+	prio float64
 	// runNs is total CPU time run; vtime is its sched_ext shared-queue key.
 	runNs, vtime float64
 	// remainingNs is what is left of the current step when preempted or paused;
@@ -57,7 +60,12 @@ type cpu struct {
 	// gen invalidates this CPU's pending step, irq-end, spin and wake events.
 	gen uint32
 
-	segStartNs int64 // when the current thread's running segment began
+	segStartNs int64   // when the current thread's running segment began
+	segScale   float64 // S(segStartNs): the segment's runtime is prio*tau*(S(now)-segScale)
+	// hystCredit is the runtime the running thread borrowed when it was switched in
+	// (OSv's hysteresis_run_start); it is returned when the thread leaves the CPU,
+	// so it only ever shows in comparisons with the running thread.
+	hystCredit float64
 	dispatchNs int64 // when the current thread was switched in (its slice start)
 	stepEndNs  int64
 	// irq state: while in an interrupt the current step is paused.
@@ -100,7 +108,7 @@ func (c *cpu) load() int {
 
 // newThread creates a thread homed on cpu (blocked until woken).
 func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
-	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned,
+	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1,
 		state: ThreadBlocked, wokenAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID}
 	s.threads = append(s.threads, t)
 	return t
@@ -168,41 +176,70 @@ func (s *Sim) drainIncoming(c *cpu) {
 	c.incoming = c.incoming[:0]
 }
 
-// chargeRuntime adds the current segment's run time to cur's decayed runtime.
+// startSegment starts a new accounting segment of c's running thread at now.
+func (s *Sim) startSegment(c *cpu) {
+	c.segStartNs = s.now
+	c.segScale = s.decayScaleNow()
+}
+
+// chargeRuntime adds the current segment's run time to the running thread's
+// decayed runtime (OSv's ran_for at every reschedule: everything since
+// running_since is the running thread's, interrupts and switch overhead included).
 func (s *Sim) chargeRuntime(c *cpu) {
 	t := c.cur
 	if t == nil {
 		return
 	}
-	ran := s.now - c.segStartNs
-	if ran > 0 {
-		t.vr += float64(float64(ran) * s.decayScaleNow())
+	if ran := s.now - c.segStartNs; ran > 0 {
+		scale := s.decayScaleNow()
+		t.vr += float64(t.prio * s.decayTauNs * float64(scale-c.segScale))
 		t.runNs += float64(ran)
 	}
-	c.segStartNs = s.now
+	s.startSegment(c)
 }
 
-// curVR is the running thread's normalized runtime including its current segment.
+// curVR is the running thread's decayed runtime including its current segment.
 func (s *Sim) curVR(c *cpu) float64 {
-	return c.cur.vr + float64(float64(s.now-c.segStartNs)*s.decayScaleNow())
+	t := c.cur
+	return t.vr + float64(t.prio*s.decayTauNs*float64(s.decayScaleNow()-c.segScale))
 }
 
-// shouldPreempt says whether queued thread w should take c from its running thread:
-// w's decayed runtime plus the switch penalty is below the running thread's minus
-// the hysteresis credit.
+// shouldPreempt says whether queued thread w should take c from its running
+// thread. OSv's reschedule_from_interrupt keeps the running thread while its
+// runtime, less the hysteresis it borrowed when switched in, is below w's
+// (`p->_runtime.get_local() < t._runtime.get_local()`); otherwise w runs.
 func (s *Sim) shouldPreempt(c *cpu, w *thread) bool {
 	if c.cur == nil {
 		return true
 	}
-	k := s.decayScaleNow()
-	hyst := float64(float64(s.sc.Sched.HysteresisUs*1000) * k)
-	pen := float64(float64(s.sc.Sched.SwitchPenaltyUs*1000) * k)
-	return w.vr+pen < s.curVR(c)-hyst
+	return !(s.curVR(c)-c.hystCredit < w.vr)
+}
+
+// preemptDelay is how long c's running thread may run before its runtime (less
+// the borrowed hysteresis) reaches that of w, the runqueue's head: OSv arms the
+// preemption timer with time_until(), whose log approximation overshoots by 1%
+// so the timer never fires a hair early. ok is false when that is never.
+func (s *Sim) preemptDelay(c *cpu, w *thread) (ns int64, ok bool) {
+	t := c.cur
+	gap := w.vr - (s.curVR(c) - c.hystCredit)
+	if gap <= 0 {
+		return 0, true
+	}
+	scale := s.decayScaleNow()
+	x := 1 + float64(gap/float64(t.prio*s.decayTauNs*scale))
+	if x > 1e12 {
+		return 0, false
+	}
+	d := float64(1.01*s.decayTauNs) * detLog(x)
+	if d > 1e15 {
+		return 0, false
+	}
+	return int64(d) + 1, true
 }
 
 // switchTo starts running t on c (t already removed from c's runqueue), paying the
 // context switch and, for a cache-hot thread arriving from another CPU, the
-// migration warm-up.
+// migration warm-up. The thread borrows the hysteresis for as long as it runs.
 func (s *Sim) switchTo(c *cpu, t *thread) {
 	overhead := c.debtNs
 	c.debtNs = 0
@@ -228,6 +265,8 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	s.setState(c, CPURunning)
 	s.m.queueChanged(s, c)
 	s.vis.add(s.now, VisRun, 0, c.id, -1, t.id, 0)
+	s.startSegment(c)
+	c.hystCredit = float64(t.prio * s.hystFactor * c.segScale)
 	if !t.hasStep {
 		dur, blocks := s.threadNext(t)
 		if blocks {
@@ -238,10 +277,22 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 		t.remainingNs = dur
 		t.hasStep = true
 	}
-	c.segStartNs = s.now + overhead
-	c.stepEndNs = s.now + overhead + t.remainingNs
+	s.runStep(c, overhead)
+}
+
+// runStep (re)starts the running thread's step after overheadNs of CPU time
+// owed on c, and arms the preemption timer if a queued thread will catch up
+// with it before the step ends.
+func (s *Sim) runStep(c *cpu, overheadNs int64) {
+	c.stepEndNs = s.now + overheadNs + c.cur.remainingNs
 	c.gen++
 	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
+	if len(c.rq) == 0 || !s.pol.timeSlices() {
+		return
+	}
+	if d, ok := s.preemptDelay(c, c.rq[0]); ok && s.now+d < c.stepEndNs {
+		s.at(s.now+d, evPreemptTimer, c.id, 0, c.gen)
+	}
 }
 
 // stepEnd: the running thread finished a step. Its workload acts (wakes others,
@@ -268,6 +319,7 @@ func (s *Sim) block(c *cpu, delayNs int64) {
 	t.hasStep = false
 	t.lastRanNs = s.now
 	c.cur = nil
+	c.hystCredit = 0 // hysteresis_run_stop: the borrowed runtime is returned
 	s.vis.add(s.now, VisBlock, 0, c.id, -1, t.id, 0)
 	c.debtNs += delayNs
 	s.pickNext(c)
@@ -281,11 +333,13 @@ func (s *Sim) reschedule(c *cpu) {
 	if s.pol.yieldAtStepEnd(s, c) {
 		t := c.cur
 		c.cur = nil
+		c.hystCredit = 0 // hysteresis_run_stop before the thread is queued again
 		t.lastRanNs = s.now
 		s.pol.requeue(s, c, t)
 		w := s.pol.pick(s, c)
 		s.decide(DecPreempt, c.id, c.id, w.id, s.pol.preemptReason(), int64(t.id))
-		w.vr += float64(float64(s.sc.Sched.SwitchPenaltyUs*1000) * s.decayScaleNow())
+		// add_context_switch_penalty: a thread that preempts another pays for it.
+		w.vr += float64(w.prio * s.penaltyFactor * s.decayScaleNow())
 		s.switchTo(c, w)
 		return
 	}
@@ -295,12 +349,9 @@ func (s *Sim) reschedule(c *cpu) {
 // resumeStep continues the running thread's step (its remaining time, after any
 // overhead this CPU owes for IPIs it sent).
 func (s *Sim) resumeStep(c *cpu) {
-	t := c.cur
-	c.segStartNs = s.now + c.debtNs
-	c.stepEndNs = s.now + c.debtNs + t.remainingNs
+	debt := c.debtNs
 	c.debtNs = 0
-	c.gen++
-	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
+	s.runStep(c, debt)
 }
 
 // pickNext runs the policy's next thread on c, or enters the idle loop.

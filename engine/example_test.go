@@ -6,13 +6,15 @@ import (
 	"schedplay/engine"
 )
 
-// Two CPUs, three clients whose backends were all forked on CPU 0, where the RX
-// thread is pinned: the idle CPU 1 asks CPU 0 to donate, but a backend woken there
-// preempts the RX thread, so CPU 0's queue holds only the pinned waker: nothing
-// is migratable. The decision records say so.
+// Two vCPUs and four clients whose backends were all forked on vCPU 0, where the
+// RX thread runs. The first decision of each kind, as it happens, tells the story:
+// backends are woken on their home CPU and preempt one another there; vCPU 1,
+// halted since boot, hears nothing until the first load_balance pass (100 ms)
+// pushes it a backend, woken by IPI; from then on vCPU 1 passes through its idle
+// loop often and each time asks vCPU 0, by pull IPI, to donate a queued backend.
 func Example_decisions() {
 	sc, err := engine.DecodeScenario([]byte(`{"version":1}`),
-		"machine.vcpus=2", "workload.clients=3", "duration_ms=20", "warmup_ms=0",
+		"machine.vcpus=2", "workload.clients=4", "duration_ms=300", "warmup_ms=0",
 		"sched.wake_pull=true", "workload.service.dist=fixed", "workload.service.mean_us=50")
 	if err != nil {
 		panic(err)
@@ -21,16 +23,25 @@ func Example_decisions() {
 	if err != nil {
 		panic(err)
 	}
-	s.Run()
 	seen := map[engine.DecisionKind]bool{}
-	for _, d := range s.Decisions(nil) {
+	s.Observe(func(e engine.VisEvent) {
+		if e.Kind != engine.VisDecision {
+			return
+		}
+		d := s.DecisionAt(int(e.Arg))
 		if !seen[d.Kind] {
 			seen[d.Kind] = true
 			fmt.Printf("%s: %s\n", d.Kind, d.Reason)
 		}
-	}
+	})
+	s.Run()
 	// Output:
 	// wake_place: woken on its home CPU, the waker's own
+	// preempt: a queued thread's decayed runtime is below the running thread's minus the hysteresis
+	// balance_push: load_balance: least loaded CPU is below this load minus one
+	// ipi_sent: target CPU is not spinning, load <= 1 and no wake pending
 	// pull_request: idle with an empty runqueue; asked the busiest CPU to donate
+	// donate: donated the runqueue's migratable tail to the idle CPU
+	// ipi_suppressed: target CPU is spinning in its idle loop and will see the wake
 	// donate_none: nothing migratable queued (only pinned threads or none)
 }

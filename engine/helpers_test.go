@@ -2,7 +2,9 @@ package engine
 
 import (
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,7 +51,7 @@ func armSets(t testing.TB, sc Scenario, name string) []string {
 	for _, a := range sc.Arms {
 		if a.Name == name {
 			var sets []string
-			for _, k := range sortedKeys(a.Set) {
+			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 				sets = append(sets, k+"="+a.Set[k])
 			}
 			return sets

@@ -106,7 +106,7 @@ func (s *Sim) wakeHalted(c *cpu) {
 	} else {
 		delay += costs.HaltedWakeNs
 	}
-	s.m.hostPoll(s, min(s.now, c.pollEndNs)-c.haltStartNs)
+	s.m.hostPoll(s, c.haltStartNs, min(s.now, c.pollEndNs))
 	s.adjustHostPoll(c, blockNs)
 	s.setState(c, CPUWaking)
 	c.gen++

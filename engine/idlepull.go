@@ -13,13 +13,19 @@ package engine
 // Invariants: a victim has at most one outstanding pull request (its slot); only
 // idle CPUs ask, so the pull IPI rate is bounded by the idle CPUs, not the wake rate.
 
+// idleEnter is cpu::try_pull_from_busiest, called once per pass of do_idle's loop
+// before it spins. The victim is the other CPU with the largest load of at least
+// wake_pull_min_depth (2); the scan keeps the last of equals (`d >= best`).
 func (osvPolicy) idleEnter(s *Sim, c *cpu) bool {
-	if !s.sc.Sched.WakePull || len(c.rq) > 0 || len(c.incoming) > 0 {
+	if !s.sc.Sched.WakePull || len(c.rq) > 0 {
 		return false
 	}
-	victim, best := -1, 1
+	victim, best := -1, pullMinDepth
 	for _, v := range s.cpus {
-		if l := v.load(); l > best {
+		if v == c {
+			continue
+		}
+		if l := v.load(); l >= best {
 			victim, best = v.id, l
 		}
 	}
@@ -37,6 +43,13 @@ func (osvPolicy) idleEnter(s *Sim, c *cpu) bool {
 	return false // the donation arrives later, by IPI
 }
 
+// pullMinDepth is wake_pull_min_depth: a victim must run a thread and have
+// another queued.
+const pullMinDepth = 2
+
+// servePull is cpu::donate_to_puller, run in the victim's pull-IPI handler before
+// the interrupt's exit drains the incoming list: only threads already in the
+// runqueue can be donated, the migratable tail first.
 func (osvPolicy) servePull(s *Sim, c *cpu) {
 	puller := c.pullSlot
 	c.pullSlot = -1
@@ -51,5 +64,5 @@ func (osvPolicy) servePull(s *Sim, c *cpu) {
 	s.rqRemove(c, t)
 	s.migrateCount(t, c.id, puller)
 	s.decide(DecDonate, c.id, puller, t.id, "donated the runqueue's migratable tail to the idle CPU", int64(c.load()))
-	s.enqueueRemote(s.cpus[puller], t, c.id, IPIDonate)
+	s.enqueueRemote(s.cpus[puller], t, c.id, remoteDonate)
 }

@@ -16,19 +16,24 @@ package engine
 // Simplified away: weights and nice, lag and eligibility, deadlines, the periodic
 // and NOHZ idle balancers, SMT and cache domains, wake_affine_weight.
 
-// linuxBaseSliceNs is sysctl_sched_base_slice (0.75 ms) scaled by 1+log2(8 CPUs).
-const linuxBaseSliceNs = 3_000_000
+// linuxPolicy's sliceNs is sysctl_sched_base_slice scaled as the kernel scales it
+// by default (SCHED_TUNABLESCALING_LOG in kernel/sched/fair.c's
+// get_update_sysctl_factor: 1 + ilog2(min(online CPUs, 8))).
+type linuxPolicy struct{ sliceNs int64 }
 
-// linuxNewidleNs is the CPU time of one newidle balance that pulls a task.
-const linuxNewidleNs = 2000
-
-type linuxPolicy struct{}
+func newLinuxPolicy(s *Sim) *linuxPolicy {
+	factor := int64(1)
+	for n := min(len(s.cpus), 8); n > 1; n >>= 1 {
+		factor++
+	}
+	return &linuxPolicy{sliceNs: s.sc.Sched.BaseSliceUs * 1000 * factor}
+}
 
 func linuxIdle(c *cpu) bool {
 	return c.cur == nil && c.state != CPUIRQ && len(c.rq) == 0 && len(c.incoming) == 0
 }
 
-func (linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
+func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
 	prev := t.cpu
 	target := prev
 	if from >= 0 && !t.pinned {
@@ -61,7 +66,10 @@ func (linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
 }
 
 // wakeIPI: an idle target is woken; a busy one keeps running to parity.
-func (linuxPolicy) wakeIPI(s *Sim, c *cpu) (bool, string) {
+func (p *linuxPolicy) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, string) {
+	if spinning {
+		return false, "target CPU is in its idle loop and will see the task"
+	}
 	if c.cur != nil {
 		return false, "target is running; run-to-parity lets it finish its slice"
 	}
@@ -71,20 +79,22 @@ func (linuxPolicy) wakeIPI(s *Sim, c *cpu) (bool, string) {
 	return true, "wake the idle target CPU"
 }
 
-func (linuxPolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
-	return len(c.rq) > 0 && s.now-c.dispatchNs >= linuxBaseSliceNs && c.rq[0].vr < s.curVR(c)
+func (p *linuxPolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
+	return len(c.rq) > 0 && s.now-c.dispatchNs >= p.sliceNs && c.rq[0].vr < s.curVR(c)
 }
 
-func (linuxPolicy) preemptReason() string {
+func (p *linuxPolicy) timeSlices() bool { return false }
+
+func (p *linuxPolicy) preemptReason() string {
 	return "the running task used its base slice and a queued task has run less"
 }
 
-func (linuxPolicy) requeue(s *Sim, c *cpu, t *thread) { s.rqInsert(c, t) }
+func (p *linuxPolicy) requeue(s *Sim, c *cpu, t *thread) { s.rqInsert(c, t) }
 
-func (linuxPolicy) pick(s *Sim, c *cpu) *thread { return rqPopHead(s, c) }
+func (p *linuxPolicy) pick(s *Sim, c *cpu) *thread { return rqPopHead(s, c) }
 
 // idleEnter is newidle balancing: pull the busiest runqueue's tail.
-func (linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
+func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	var busiest *cpu
 	for _, o := range s.cpus {
 		if o != c && len(o.rq) > 0 && (busiest == nil || len(o.rq) > len(busiest.rq)) {
@@ -101,11 +111,11 @@ func (linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	s.rqRemove(busiest, t)
 	s.migrateCount(t, busiest.id, c.id)
 	s.decide(DecBalancePush, c.id, busiest.id, t.id, "newidle balance: pulled the busiest runqueue's tail before sleeping", int64(len(busiest.rq)+1))
-	c.debtNs += linuxNewidleNs
+	c.debtNs += s.sc.Machine.Costs.NewidleBalanceNs
 	s.rqInsert(c, t)
 	return true
 }
 
-func (linuxPolicy) servePull(s *Sim, c *cpu) {}
+func (p *linuxPolicy) servePull(s *Sim, c *cpu) {}
 
-func (linuxPolicy) shared() []*thread { return nil }
+func (p *linuxPolicy) shared() []*thread { return nil }

@@ -7,16 +7,30 @@ import "math/bits"
 // per-bucket series over the whole run (throughput over time).
 
 type metrics struct {
-	warm, end, bucketNs int64
+	bucketNs int64
 
 	nState      [5]int // CPUs in each CPUState
 	nOverloaded int    // CPUs running a thread with another queued behind it
 	overloaded  []bool // by CPU
 
-	// window integrals (ns of CPU time)
+	spinWindowTotal int64 // Σ spin window over CPUs, kept current
+
+	// win holds the measured windows: win[0] is the scenario's [warmup,
+	// duration); AddWindow adds more, so one run can be measured over several.
+	win        []window
+	suppressed int64 // suppressed IPIs since the start (live)
+
+	live   LiveMetrics
+	series []seriesAcc
+}
+
+// window accumulates the metrics of one measured time range [from, to).
+type window struct {
+	from, to int64
+
+	// integrals (ns of CPU time)
 	busyNs, spinNs, idleOverNs, hostPollNs int64
 	spinWindowNsSum                        float64 // ∫ Σ spin window dt, for the mean window
-	spinWindowTotal                        int64   // Σ spin window over CPUs, kept current
 
 	completed  int64
 	ipis       [numIPIKinds]int64
@@ -25,27 +39,35 @@ type metrics struct {
 	suppressed int64
 	lat        histogram
 	w2r        histogram
-
-	live   LiveMetrics
-	series []seriesAcc
 }
+
+func (w *window) contains(t int64) bool { return t >= w.from && t < w.to }
 
 type seriesAcc struct {
 	completed, ipis, halts int64
 	busyNs, idleOverNs     int64
+	// hostBusyNs is vCPU time busy as the host sees it: running guest code
+	// (threads, interrupts, the idle loop's spin) or halt-polling in the host.
+	hostBusyNs int64
 }
 
 func (m *metrics) init(s *Sim) {
-	m.warm = s.sc.WarmupMs * 1e6
-	m.end = s.sc.DurationMs * 1e6
 	m.bucketNs = s.sc.SeriesIntervalMs * 1e6
-	m.series = make([]seriesAcc, (m.end+m.bucketNs-1)/m.bucketNs)
+	end := s.sc.DurationMs * 1e6
+	m.series = make([]seriesAcc, (end+m.bucketNs-1)/m.bucketNs)
 	m.overloaded = make([]bool, s.sc.Machine.VCPUs)
 	m.nState[CPUSpinning] = s.sc.Machine.VCPUs
 	m.spinWindowTotal = int64(s.sc.Machine.VCPUs) * s.sc.Sched.IdleSpin.Cap
+	m.win = []window{{from: s.sc.WarmupMs * 1e6, to: end}}
 }
 
-func (m *metrics) inWindow(t int64) bool { return t >= m.warm && t < m.end }
+// AddWindow measures the run over [fromMs, toMs) too (clipped to the horizon);
+// ResultsWindow(i) reads it, with i the returned index. Call it before the
+// simulation has passed fromMs, or the window misses what came before.
+func (s *Sim) AddWindow(fromMs, toMs int64) int {
+	s.m.win = append(s.m.win, window{from: fromMs * 1e6, to: min(toMs*1e6, s.end)})
+	return len(s.m.win) - 1
+}
 
 // advance integrates the state counts over [s.now, t).
 func (m *metrics) advance(s *Sim, t int64) {
@@ -54,6 +76,7 @@ func (m *metrics) advance(s *Sim, t int64) {
 		return
 	}
 	busy := int64(m.nState[CPURunning] + m.nState[CPUIRQ])
+	hostBusy := busy + int64(m.nState[CPUSpinning])
 	idle := int64(m.nState[CPUSpinning] + m.nState[CPUHalted] + m.nState[CPUWaking])
 	var over int64
 	if m.nOverloaded > 0 {
@@ -68,18 +91,20 @@ func (m *metrics) advance(s *Sim, t int64) {
 		b := min(t, (a/m.bucketNs+1)*m.bucketNs)
 		if i := a / m.bucketNs; i < int64(len(m.series)) {
 			m.series[i].busyNs += busy * (b - a)
+			m.series[i].hostBusyNs += hostBusy * (b - a)
 			m.series[i].idleOverNs += over * (b - a)
 		}
 		a = b
 	}
-	// Measured window.
-	lo, hi := max(from, m.warm), min(t, m.end)
-	if hi > lo {
-		w := hi - lo
-		m.busyNs += busy * w
-		m.spinNs += int64(m.nState[CPUSpinning]) * w
-		m.idleOverNs += over * w
-		m.spinWindowNsSum += float64(m.spinWindowTotal) * float64(w)
+	for i := range m.win {
+		w := &m.win[i]
+		if lo, hi := max(from, w.from), min(t, w.to); hi > lo {
+			d := hi - lo
+			w.busyNs += busy * d
+			w.spinNs += int64(m.nState[CPUSpinning]) * d
+			w.idleOverNs += over * d
+			w.spinWindowNsSum += float64(m.spinWindowTotal) * float64(d)
+		}
 	}
 }
 
@@ -114,81 +139,117 @@ func (m *metrics) complete(s *Sim, latNs int64) {
 	m.live.LatencySumNs += latNs
 	s.vis.add(s.now, VisComplete, 0, -1, -1, -1, int(min(latNs/1000, 1<<30)))
 	m.bucket(s).completed++
-	if m.inWindow(s.now) {
-		m.completed++
-		m.lat.add(latNs)
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.completed++
+			w.lat.add(latNs)
+		}
 	}
 }
 
 func (m *metrics) wakeToRun(s *Sim, ns int64) {
 	m.live.WakeToRunSum += ns
 	m.live.WakeToRunN++
-	if m.inWindow(s.now) {
-		m.w2r.add(ns)
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.w2r.add(ns)
+		}
 	}
 }
 
 func (m *metrics) ipi(s *Sim, k IPIKind) {
 	m.live.IPIs[k]++
 	m.bucket(s).ipis++
-	if m.inWindow(s.now) {
-		m.ipis[k]++
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.ipis[k]++
+		}
+	}
+}
+
+func (m *metrics) suppressedIPI(s *Sim) {
+	m.suppressed++
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.suppressed++
+		}
 	}
 }
 
 func (m *metrics) halt(s *Sim) {
 	m.live.HaltExits++
 	m.bucket(s).halts++
-	if m.inWindow(s.now) {
-		m.halts++
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.halts++
+		}
 	}
 }
 
 func (m *metrics) migration(s *Sim) {
 	m.live.Migrations++
-	if m.inWindow(s.now) {
-		m.migrations++
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.migrations++
+		}
 	}
 }
 
-func (m *metrics) hostPoll(s *Sim, ns int64) {
-	if ns <= 0 {
+// hostPoll accounts a host halt poll over [from, to), known when the halt ends.
+func (m *metrics) hostPoll(s *Sim, from, to int64) {
+	if to <= from {
 		return
 	}
-	m.live.HostPollNs += ns
-	if m.inWindow(s.now) {
-		m.hostPollNs += ns
+	m.live.HostPollNs += to - from
+	for a := from; a < to; {
+		b := min(to, (a/m.bucketNs+1)*m.bucketNs)
+		if i := a / m.bucketNs; i < int64(len(m.series)) {
+			m.series[i].hostBusyNs += b - a
+		}
+		a = b
+	}
+	for i := range m.win {
+		w := &m.win[i]
+		if lo, hi := max(from, w.from), min(to, w.to); hi > lo {
+			w.hostPollNs += hi - lo
+		}
 	}
 }
 
-// Results computes the metrics over the measured window so far.
-func (s *Sim) Results() Results {
+// Results computes the metrics over the scenario's measured window so far.
+func (s *Sim) Results() Results { return s.ResultsWindow(0) }
+
+// ResultsWindow computes the metrics over measured window i (0 is the
+// scenario's; see AddWindow) so far, with the run's whole series.
+func (s *Sim) ResultsWindow(i int) Results {
 	m := &s.m
+	w := &m.win[i]
 	m.live.SuppressedIPI = m.suppressed
-	winNs := min(s.now, m.end) - m.warm
-	r := Results{SimSeconds: float64(s.now) / 1e9, Events: s.events, Completed: m.completed}
+	winNs := min(s.now, w.to) - w.from
+	r := Results{SimSeconds: float64(s.now) / 1e9, Events: s.events, Completed: w.completed}
 	if s.finishedNs >= 0 {
 		r.ElapsedS = float64(s.finishedNs) / 1e9
 	}
 	if winNs > 0 {
 		sec := float64(winNs) / 1e9
 		cpuNs := float64(winNs) * float64(len(s.cpus))
-		r.ThroughputPerS = float64(m.completed) / sec
-		r.BusyVCPUsMean = float64(m.busyNs) / float64(winNs)
-		r.IdleWhileOverloadedFrac = float64(m.idleOverNs) / cpuNs
-		total := m.ipis[IPIWakeup] + m.ipis[IPIPull] + m.ipis[IPIDonate]
-		r.IPIsPerS = IPIRates{Total: float64(total) / sec, Wakeup: float64(m.ipis[IPIWakeup]) / sec,
-			Pull: float64(m.ipis[IPIPull]) / sec, Donate: float64(m.ipis[IPIDonate]) / sec}
-		r.SuppressedIPIsPerS = float64(m.suppressed) / sec
-		r.HaltExitsPerS = float64(m.halts) / sec
-		r.SpinCPUFrac = float64(m.spinNs) / cpuNs
-		r.HostCPUFrac = float64(m.busyNs+m.spinNs+m.hostPollNs) / cpuNs
-		r.MigrationsPerS = float64(m.migrations) / sec
-		r.SpinWindowMean = m.spinWindowNsSum / cpuNs
+		r.ThroughputPerS = float64(w.completed) / sec
+		r.BusyVCPUsMean = float64(w.busyNs) / float64(winNs)
+		r.BusyVCPUsHostMean = float64(w.busyNs+w.spinNs+w.hostPollNs) / float64(winNs)
+		r.IdleWhileOverloadedFrac = float64(w.idleOverNs) / cpuNs
+		total := w.ipis[IPIWakeup] + w.ipis[IPIPull] + w.ipis[IPIDonate]
+		r.IPIsPerS = IPIRates{Total: float64(total) / sec, Wakeup: float64(w.ipis[IPIWakeup]) / sec,
+			Pull: float64(w.ipis[IPIPull]) / sec, Donate: float64(w.ipis[IPIDonate]) / sec}
+		r.SuppressedIPIsPerS = float64(w.suppressed) / sec
+		r.HaltExitsPerS = float64(w.halts) / sec
+		r.SpinCPUFrac = float64(w.spinNs) / cpuNs
+		r.HostCPUFrac = float64(w.busyNs+w.spinNs+w.hostPollNs) / cpuNs
+		r.MigrationsPerS = float64(w.migrations) / sec
+		r.SpinWindowMean = w.spinWindowNsSum / cpuNs
 	}
-	r.LatencyUs = LatencySummary{P50: m.lat.quantile(0.5) / 1e3, P99: m.lat.quantile(0.99) / 1e3,
-		P999: m.lat.quantile(0.999) / 1e3, Mean: m.lat.mean() / 1e3}
-	r.WakeToRunUs = WakeSummary{Mean: m.w2r.mean() / 1e3, P99: m.w2r.quantile(0.99) / 1e3}
+	r.LatencyUs = LatencySummary{P50: w.lat.quantile(0.5) / 1e3, P99: w.lat.quantile(0.99) / 1e3,
+		P999: w.lat.quantile(0.999) / 1e3, Mean: w.lat.mean() / 1e3}
+	r.WakeToRunUs = WakeSummary{Mean: w.w2r.mean() / 1e3, P99: w.w2r.quantile(0.99) / 1e3}
 	for i := range m.series {
 		start := int64(i) * m.bucketNs
 		if start >= s.now {
@@ -201,6 +262,7 @@ func (s *Sim) Results() Results {
 			StartMs:          float64(start) / 1e6,
 			ThroughputPerS:   float64(b.completed) / sec,
 			BusyVCPUs:        float64(b.busyNs) / float64(width),
+			BusyVCPUsHost:    float64(b.hostBusyNs) / float64(width),
 			IPIsPerS:         float64(b.ipis) / sec,
 			HaltExitsPerS:    float64(b.halts) / sec,
 			IdleOverloadFrac: float64(b.idleOverNs) / (float64(width) * float64(len(s.cpus))),

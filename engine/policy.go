@@ -17,10 +17,16 @@ type policy interface {
 	// placeWake decides where woken thread t goes; from is the waker's CPU (-1
 	// for a wake from outside), sync marks WAKE_SYNC.
 	placeWake(s *Sim, t *thread, from int, sync bool) placement
-	// wakeIPI says whether a remote wake onto c (not spinning) sends an IPI.
-	wakeIPI(s *Sim, c *cpu) (send bool, reason string)
+	// wakeIPI says whether a remote wake onto c sends an IPI. pending: other
+	// wakes were already waiting in c's incoming list; spinning: c is polling it
+	// in its idle loop and will see the thread without one.
+	wakeIPI(s *Sim, c *cpu, pending, spinning bool) (send bool, reason string)
 	// yieldAtStepEnd says whether c's running thread gives up the CPU now.
 	yieldAtStepEnd(s *Sim, c *cpu) bool
+	// timeSlices says whether a queued thread with less runtime preempts the
+	// running one by timer when it catches up (OSv's preemption_timer), rather
+	// than only at reschedule points.
+	timeSlices() bool
 	// preemptReason explains a yield, for the decision record.
 	preemptReason() string
 	// requeue makes t runnable again after it ran on c (c is nil for a wake the
@@ -48,9 +54,9 @@ func newPolicy(s *Sim) policy {
 	switch s.sc.Sched.Policy {
 	case "scx_simple":
 		s.fifo = true // scx local DSQs are FIFO
-		return &scxSimplePolicy{newRule: s.sc.Sched.WakeSync == "new"}
+		return &scxSimplePolicy{newRule: s.sc.Sched.WakeSync == "new", sliceNs: s.sc.Sched.ScxSliceUs * 1000}
 	case "linux":
-		return &linuxPolicy{}
+		return newLinuxPolicy(s)
 	default:
 		return &osvPolicy{}
 	}
@@ -69,13 +75,18 @@ func (osvPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
 	return placement{cpu: t.cpu, reason: "woken on its home CPU (OSv never re-places a wakee)"}
 }
 
-// wakeIPI: OSv's three suppression conditions (the spinning one is the core's).
-func (osvPolicy) wakeIPI(s *Sim, c *cpu) (bool, string) {
+// wakeIPI: OSv's three suppression conditions, in the order wake_impl and
+// cpu::send_wakeup_ipi test them: wakes already pending in the incoming list, the
+// target polling in its idle loop (idle_poll), a runqueue of more than the idle
+// thread and one other (runqueue.size() <= 1 is OSv's load <= 1).
+func (osvPolicy) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, string) {
 	switch {
+	case pending:
+		return false, "wakes are already pending in the target's incoming list"
+	case spinning:
+		return false, "target CPU is spinning in its idle loop and will see the wake"
 	case c.load() > 1:
 		return false, "target CPU's load is 2 or more; it will see the wake at its next reschedule"
-	case c.wakePending:
-		return false, "a wakeup IPI is already pending on the target"
 	}
 	return true, "target CPU is not spinning, load <= 1 and no wake pending"
 }
@@ -85,6 +96,8 @@ func (osvPolicy) wakeIPI(s *Sim, c *cpu) (bool, string) {
 func (osvPolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
 	return len(c.rq) > 0 && s.shouldPreempt(c, c.rq[0])
 }
+
+func (osvPolicy) timeSlices() bool { return true }
 
 func (osvPolicy) preemptReason() string {
 	return "a queued thread's decayed runtime is below the running thread's minus the hysteresis"

@@ -8,22 +8,23 @@ package engine
 type evKind uint8
 
 const (
-	evStepEnd    evKind = iota // the running thread's step ends (cpu, gen-checked)
-	evIRQ                      // an interrupt reaches a CPU (arg: irqSource)
-	evIRQEnd                   // a CPU finishes its interrupt handler (gen-checked)
-	evSpinEnd                  // an idle spin window runs out (gen-checked)
-	evSpinNotice               // a spinning CPU sees its incoming list (gen-checked)
-	evWakeDone                 // a halted vCPU is back in the guest (gen-checked)
-	evTimer                    // a per-CPU kernel thread's timer fires (arg: thread)
-	evPacket                   // a client's request reaches the NIC (arg: client)
-	evResponse                 // a response reaches its client (arg: client)
-	evConnect                  // a client connects (arg: client)
-	evDevice                   // a commit device write completes
+	evStepEnd      evKind = iota // the running thread's step ends (cpu, gen-checked)
+	evIRQ                        // an interrupt reaches a CPU (arg: irqSource)
+	evIRQEnd                     // a CPU finishes its interrupt handler (gen-checked)
+	evSpinEnd                    // an idle spin window runs out (gen-checked)
+	evSpinNotice                 // a spinning CPU sees its incoming list (gen-checked)
+	evWakeDone                   // a halted vCPU is back in the guest (gen-checked)
+	evPreemptTimer               // the running thread's time is up (gen-checked)
+	evTimer                      // a per-CPU kernel thread's timer fires (arg: thread)
+	evPacket                     // a client's request reaches the NIC (arg: client)
+	evResponse                   // a response reaches its client (arg: client)
+	evConnect                    // a client connects (arg: client)
+	evDevice                     // a commit device write completes
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "timer", "packet", "response", "connect", "device"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

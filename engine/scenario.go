@@ -30,6 +30,11 @@ type Scenario struct {
 	// changes a single run; they drive sweeps, calibration and the compare view.
 	Arms      []Arm       `json:"arms,omitzero"`
 	Published []Published `json:"published,omitzero"`
+	// Fitted names the workload parameters (knob path -> how) that were derived
+	// from a published number rather than argued from the workload's description:
+	// figures of this scenario cannot confirm the model, so calibration does not
+	// count them as hits.
+	Fitted map[string]string `json:"fitted,omitzero"`
 }
 
 // Arm is one side of an A/B comparison: a label and knob overrides (path -> value).
@@ -86,6 +91,11 @@ type Costs struct {
 	// it last ran less than CacheHotNs ago (its cache is cold on the new CPU).
 	MigrationWarmNs int64 `json:"migration_warm_ns"`
 	CacheHotNs      int64 `json:"cache_hot_ns"`
+	// BalancePassNs is the CPU time of one pass of OSv's load_balance thread.
+	BalancePassNs int64 `json:"balance_pass_ns"`
+	// NewidleBalanceNs is the CPU time of one Linux newidle balance that pulls a
+	// task (the linux policy only).
+	NewidleBalanceNs int64 `json:"newidle_balance_ns"`
 }
 
 // Sched selects the guest scheduler policy and its mechanisms.
@@ -108,6 +118,11 @@ type Sched struct {
 	HysteresisUs int64 `json:"hysteresis_us"`
 	// SwitchPenaltyUs is charged to a thread's runtime when it preempts another.
 	SwitchPenaltyUs int64 `json:"switch_penalty_us"`
+	// BaseSliceUs is Linux's sysctl_sched_base_slice before the CPU-count scaling
+	// (the linux policy's run-to-parity slice is this times 1+log2(min(CPUs, 8))).
+	BaseSliceUs int64 `json:"base_slice_us"`
+	// ScxSliceUs is the slice scx_simple gives a task (SCX_SLICE_DFL).
+	ScxSliceUs int64 `json:"scx_slice_us"`
 }
 
 // IdleSpin is the idle loop's spin window (section 3). With Adaptive false the
@@ -155,6 +170,11 @@ type Workload struct {
 	// RxCostNs is the RX thread's CPU time per request packet (before it wakes a
 	// backend); the NIC interrupt itself costs IRQHandleNs on WakerCPU.
 	RxCostNs int64 `json:"rx_cost_ns"`
+	// RxPriority is the RX thread's OSv priority, the factor its run time is
+	// charged at: 1 is an ordinary thread; virtio-net's RX thread has
+	// priority_infinity (0.00001), so it always runs first and is never preempted
+	// by an ordinary thread.
+	RxPriority float64 `json:"rx_priority"`
 	// RxBatch is the most packets one RX poll handles before its wakes take effect
 	// (Linux NAPI's budget is 64): packets that queued while the RX thread could not
 	// run are processed together and their backends woken back to back.
@@ -167,6 +187,12 @@ type Workload struct {
 	CommitDeviceUs int64 `json:"commit_device_us"`
 	// CommitCostNs is the log-commit thread's CPU time per batch.
 	CommitCostNs int64 `json:"commit_cost_ns"`
+	// CommitWakeNs is a woken committer's CPU time from its wake until it hands
+	// the mutex to the next waiter of the chain (wait morphing) and goes on.
+	CommitWakeNs int64 `json:"commit_wake_ns"`
+	// SpawnUs is the spawner's CPU time to create a backend (fork) and, again,
+	// the new backend's start-up before it serves its client.
+	SpawnUs int64 `json:"spawn_us"`
 	// CommitCPU pins the log-commit thread of request_server; -1 leaves it unpinned
 	// on SpawnCPU.
 	CommitCPU int `json:"commit_cpu"`
@@ -254,6 +280,8 @@ func DefaultScenario() Scenario {
 			DecayTauMs:        200,
 			HysteresisUs:      5000,
 			SwitchPenaltyUs:   10,
+			BaseSliceUs:       750,
+			ScxSliceUs:        20_000,
 		},
 		Workload: Workload{
 			Kind:             WorkloadRequestServer,
@@ -264,9 +292,12 @@ func DefaultScenario() Scenario {
 			SpawnCPU:         0,
 			NetworkRTTUs:     100,
 			RxCostNs:         3000,
+			RxPriority:       0.00001,
 			Service:          Dist{Dist: "exp", MeanUs: 200},
 			CommitCPU:        -1,
 			CommitCostNs:     5000,
+			CommitWakeNs:     1000,
+			SpawnUs:          30,
 			Broadcast:        "chain",
 			WakeSourcesPerS:  0,
 			HousekeepingNs:   2000,
@@ -280,10 +311,12 @@ func DefaultScenario() Scenario {
 // (MECHANISMS.md section 5).
 func platformCosts(platform string) Costs {
 	c := Costs{
-		ContextSwitchNs: 1500,  // 1-2.5 µs
-		SpinIterPs:      3000,  // a few ns per iteration
-		MigrationWarmNs: 20000, // cache-hot thread on a new CPU
-		CacheHotNs:      500_000,
+		ContextSwitchNs:  1500,  // 1-2.5 µs
+		SpinIterPs:       3000,  // a few ns per iteration
+		MigrationWarmNs:  20000, // cache-hot thread on a new CPU
+		CacheHotNs:       500_000,
+		BalancePassNs:    2000,
+		NewidleBalanceNs: 2000,
 	}
 	switch platform {
 	case "kvm":

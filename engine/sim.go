@@ -23,13 +23,19 @@ type Sim struct {
 	pol     policy
 	wl      workload
 
-	// Decayed runtime (section 1): a thread's stored vr is its runtime scaled by
-	// e^((t-base)/tau) at the time it was charged, so queued threads compare without
-	// decaying each of them; decayScale caches e^((now-base)/tau) for decayAt.
+	// Decayed runtime (OSv's thread_runtime, core/sched.cc): running from t0 to t1
+	// adds prio*tau*(S(t1)-S(t0)) to a thread's vr, where S(t) = e^((t-base)/tau)
+	// plays the part of OSv's per-CPU normalisation constant c. Stored values never
+	// decay; S grows instead, so a thread that sleeps falls behind the ones that run
+	// without anyone touching it (update_after_sleep). decayScale caches S(decayAt).
 	decayBase  int64
 	decayTauNs float64
 	decayAt    int64
 	decayScale float64
+	// hystFactor and penaltyFactor turn S(now) into the runtime OSv's
+	// hysteresis_run_start borrows (tau*(1-e^(-thyst/tau))) and
+	// add_context_switch_penalty charges (tau*(e^(penalty/tau)-1)).
+	hystFactor, penaltyFactor float64
 
 	m        metrics
 	vis      visRing
@@ -57,6 +63,9 @@ func NewSim(sc Scenario) (*Sim, error) {
 		spinCap:    sc.Sched.IdleSpin.Cap,
 		finishedNs: -1,
 	}
+	tau := s.decayTauNs
+	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
+	s.penaltyFactor = tau * (detExp(float64(sc.Sched.SwitchPenaltyUs)*1000/tau) - 1)
 	s.q.h = make([]event, 0, 64+4*sc.Machine.VCPUs+2*sc.Workload.Clients)
 	s.vis.init(4096)
 	s.dec.init(1024)
@@ -162,6 +171,31 @@ func Run(sc Scenario) (Results, error) {
 	return s.Run(), nil
 }
 
+// Window is a measured time range [FromMs, ToMs) of simulated time.
+type Window struct{ FromMs, ToMs int64 }
+
+// RunWindows simulates sc to its horizon once and returns its results over each
+// window (clipped to the horizon), each with the run's whole series.
+func RunWindows(sc Scenario, windows []Window) ([]Results, error) {
+	s, err := NewSim(sc)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(windows))
+	for i, w := range windows {
+		if w.FromMs < 0 || w.ToMs <= w.FromMs {
+			return nil, fmt.Errorf("engine.RunWindows: window %d is [%d, %d) ms", i, w.FromMs, w.ToMs)
+		}
+		idx[i] = s.AddWindow(w.FromMs, w.ToMs)
+	}
+	s.RunUntil(s.end)
+	out := make([]Results, len(windows))
+	for i := range windows {
+		out[i] = s.ResultsWindow(idx[i])
+	}
+	return out, nil
+}
+
 func (s *Sim) advanceTo(t int64) {
 	if t < s.now {
 		panic(fmt.Sprintf("engine.advanceTo: time going backwards %d < %d", t, s.now))
@@ -177,7 +211,7 @@ func (s *Sim) at(t int64, k evKind, c int, arg int, gen uint32) {
 
 func (s *Sim) dispatch(e event) {
 	switch e.kind {
-	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone:
+	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer:
 		// CPU events carry the CPU's generation: a stale one (its step was paused,
 		// its spin was cut short) is dropped here instead of being dug out of the heap.
 		c := s.cpus[e.cpu]
@@ -193,6 +227,10 @@ func (s *Sim) dispatch(e event) {
 			s.spinEnd(c)
 		case evSpinNotice:
 			s.spinNotice(c)
+		case evPreemptTimer:
+			// OSv's preemption_timer is an ordinary timer interrupt; its exit
+			// reschedules (cpu::timer_fired does nothing itself).
+			s.irqArrive(c, irqTimer)
 		default:
 			s.wakeDone(c)
 		}
@@ -213,9 +251,15 @@ func (s *Sim) decayScaleNow() float64 {
 	}
 	x := float64(s.now-s.decayBase) / s.decayTauNs
 	if x > 20 {
+		// OSv renormalises when c passes 2^63; here every stored value in S units
+		// is rescaled at once, which keeps comparisons exact.
 		f := detExp(-x)
 		for _, t := range s.threads {
 			t.vr = float64(t.vr * f)
+		}
+		for _, c := range s.cpus {
+			c.segScale = float64(c.segScale * f)
+			c.hystCredit = float64(c.hystCredit * f)
 		}
 		s.decayBase = s.now
 		x = 0

@@ -1,8 +1,9 @@
 package engine
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -35,6 +36,8 @@ func (sc *Scenario) Validate() error {
 		{"machine.costs.polled_wake_ns", c.PolledWakeNs},
 		{"machine.costs.migration_warm_ns", c.MigrationWarmNs},
 		{"machine.costs.cache_hot_ns", c.CacheHotNs},
+		{"machine.costs.balance_pass_ns", c.BalancePassNs},
+		{"machine.costs.newidle_balance_ns", c.NewidleBalanceNs},
 	} {
 		v.intRange(f.path, f.val, 0, MaxCostNs)
 	}
@@ -50,6 +53,8 @@ func (sc *Scenario) Validate() error {
 	v.intRange("sched.decay_tau_ms", s.DecayTauMs, 1, 100_000)
 	v.intRange("sched.hysteresis_us", s.HysteresisUs, 0, 1_000_000)
 	v.intRange("sched.switch_penalty_us", s.SwitchPenaltyUs, 0, 1_000_000)
+	v.intRange("sched.base_slice_us", s.BaseSliceUs, 1, 1_000_000)
+	v.intRange("sched.scx_slice_us", s.ScxSliceUs, 1, 1_000_000)
 
 	w := &sc.Workload
 	v.oneOf("workload.kind", w.Kind, WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench)
@@ -66,6 +71,7 @@ func (sc *Scenario) Validate() error {
 	v.intRange("workload.network_rtt_us", w.NetworkRTTUs, 0, MaxRTTUs)
 	v.intRange("workload.rx_cost_ns", w.RxCostNs, 0, MaxCostNs)
 	v.intRange("workload.rx_batch", int64(w.RxBatch), 1, 4096)
+	v.floatRange("workload.rx_priority", w.RxPriority, 1e-6, 1000)
 	v.oneOf("workload.service.dist", w.Service.Dist, "fixed", "exp", "uniform", "lognormal")
 	v.floatRange("workload.service.mean_us", w.Service.MeanUs, 0.001, MaxServiceUs)
 	maxCV := 3.0
@@ -78,6 +84,8 @@ func (sc *Scenario) Validate() error {
 		v.intRange("workload.commit_device_us", w.CommitDeviceUs, 1, MaxDeviceUs)
 	}
 	v.intRange("workload.commit_cost_ns", w.CommitCostNs, 0, MaxCostNs)
+	v.intRange("workload.commit_wake_ns", w.CommitWakeNs, 0, MaxCostNs)
+	v.intRange("workload.spawn_us", w.SpawnUs, 0, MaxServiceUs)
 	v.oneOf("workload.broadcast", w.Broadcast, "chain", "fanout")
 	hb := &w.Hackbench
 	v.intRange("workload.hackbench.groups", int64(hb.Groups), 1, MaxHackbenchTasks/2)
@@ -98,17 +106,22 @@ func (sc *Scenario) Validate() error {
 		v.fail("arms", "has %d arms, above the limit %d", len(sc.Arms), MaxArms)
 	}
 	for i, a := range sc.Arms {
-		for _, k := range sortedKeys(a.Set) {
+		for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 			if _, err := KnobValue(k, a.Set[k]); err != nil && v.err == nil {
 				v.fail(pathIndex("arms", i, "set."+k), "%s", err.(*FieldError).Msg)
 			}
 		}
 	}
 	for i, p := range sc.Published {
-		for _, k := range sortedKeys(p.Set) {
+		for _, k := range slices.Sorted(maps.Keys(p.Set)) {
 			if _, err := KnobValue(k, p.Set[k]); err != nil && v.err == nil {
 				v.fail(pathIndex("published", i, "set."+k), "%s", err.(*FieldError).Msg)
 			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(sc.Fitted)) {
+		if _, err := knobType(k); err != nil && v.err == nil {
+			v.fail("fitted."+k, "%s", err.(*FieldError).Msg)
 		}
 	}
 	return v.err
@@ -116,15 +129,6 @@ func (sc *Scenario) Validate() error {
 
 func pathIndex(list string, i int, rest string) string {
 	return list + "." + strconv.Itoa(i) + "." + rest
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // validator keeps the first error so that checks read as a flat list.

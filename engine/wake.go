@@ -55,32 +55,44 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 		s.rqInsert(tc, t)
 		return
 	}
-	s.enqueueRemote(tc, t, from, IPIWakeup)
+	s.enqueueRemote(tc, t, from, remoteWake)
 }
 
-// enqueueRemote puts t on c's incoming list (as a wake or a donation) and applies
-// the policy's IPI rule.
-func (s *Sim) enqueueRemote(c *cpu, t *thread, from int, kind IPIKind) {
+// remoteKind is how a thread reaches another CPU's incoming list; each path
+// decides about the IPI its own way in OSv.
+type remoteKind uint8
+
+const (
+	remoteWake    remoteKind = iota // thread::wake_impl
+	remoteBalance                   // load_balance's push: min->send_wakeup_ipi()
+	remoteDonate                    // donate_to_puller: wakeup_ipi.send(dst), unconditional
+)
+
+// enqueueRemote puts t on c's incoming list and applies the IPI rule of the path
+// that brought it there.
+func (s *Sim) enqueueRemote(c *cpu, t *thread, from int, how remoteKind) {
+	// wake_impl IPIs only when it is the first to set a bit of the target's
+	// incoming_wakeups_mask (test_all_and_set): wakes already waiting there mean
+	// the target has been told, or will look at its next reschedule.
+	pending := how == remoteWake && len(c.incoming) > 0
 	t.state = ThreadIncoming
 	t.cpu = c.id
 	c.incoming = append(c.incoming, t)
 	s.m.queueChanged(s, c)
-	if kind == IPIDonate {
+	if how == remoteDonate {
 		// The donor's wakeup to the puller is unconditional: it may be spinning.
 		s.sendIPI(from, c, IPIDonate, t.id)
 		return
 	}
-	if c.state == CPUSpinning && c.cur == nil {
+	spinning := c.state == CPUSpinning && c.cur == nil
+	if spinning {
 		// A spinning CPU polls its incoming list: it sees the thread by itself.
-		s.decide(DecIPISuppressed, from, c.id, t.id, "target CPU is spinning in its idle loop and will see the wake", 0)
-		s.m.suppressed++
 		s.noticeWhileSpinning(c)
-		return
 	}
-	send, reason := s.pol.wakeIPI(s, c)
+	send, reason := s.pol.wakeIPI(s, c, pending, spinning)
 	if !send {
 		s.decide(DecIPISuppressed, from, c.id, t.id, reason, int64(c.load()))
-		s.m.suppressed++
+		s.m.suppressedIPI(s)
 		return
 	}
 	c.wakePending = true
@@ -138,8 +150,8 @@ func (s *Sim) irqArrive(c *cpu, src irqSource) {
 // startIRQ enters the interrupt handler on c (running or spinning).
 func (s *Sim) startIRQ(c *cpu) {
 	if c.cur != nil {
-		// Pause the step: what is left resumes after the handler.
-		s.chargeRuntime(c)
+		// Pause the step: what is left resumes after the handler. The segment goes
+		// on through the handler (it is charged at the interrupt's exit).
 		left := c.stepEndNs - s.now
 		if left < 0 {
 			left = 0
@@ -157,11 +169,13 @@ func (s *Sim) startIRQ(c *cpu) {
 	s.at(c.irqUntilNs, evIRQEnd, c.id, 0, c.gen)
 }
 
-// irqEnd: the handler is done. It moves incoming wakes into the runqueue, serves a
-// pull request, runs the workload's device work, then reschedules.
+// irqEnd: the handler is done. As in OSv's interrupt() (arch/x64/exceptions.cc),
+// the handlers run first (a pull request is served, device and timer handlers
+// wake their threads), then sched::preempt() reschedules at interrupt exit: the
+// incoming list is drained and a woken thread with less runtime preempts the
+// interrupted one right away. The interrupt's time is the interrupted thread's.
 func (s *Sim) irqEnd(c *cpu) {
 	c.wakePending = false
-	s.drainIncoming(c)
 	if c.irqWork.pull {
 		c.irqWork.pull = false
 		s.pol.servePull(s, c)
@@ -172,13 +186,10 @@ func (s *Sim) irqEnd(c *cpu) {
 	clear(c.irqWakes)
 	c.irqWakes = c.irqWakes[:0]
 	if c.irqPaused {
-		// A wake from an interrupt only sets need-reschedule: the woken thread may
-		// preempt when the current step ends (MECHANISMS.md section 1). So the
-		// balancer woken by its timer never sees a worker that blocks at the end of
-		// its step, which is what makes the collapse absorbing.
 		c.irqPaused = false
+		s.chargeRuntime(c)
 		s.setState(c, CPURunning)
-		s.resumeStep(c)
+		s.reschedule(c)
 		return
 	}
 	if c.irqFromIdl && (len(c.rq) > 0 || len(c.incoming) > 0) {

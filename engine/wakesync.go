@@ -23,11 +23,9 @@ package engine
 // never take from a local queue; and hackbench tasks block long before their 20 ms
 // slice ends. So while any CPU is idle, sync wakes stay on the waker's CPU.
 
-// scxSliceNs is SCX_SLICE_DFL.
-const scxSliceNs = 20_000_000
-
 type scxSimplePolicy struct {
 	newRule  bool
+	sliceNs  int64     // SCX_SLICE_DFL
 	sharedQ  []*thread // ascending vtime
 	claimed  []bool    // by CPU: idle bit cleared by a select_cpu pick
 	vtimeNow float64
@@ -73,7 +71,10 @@ func (p *scxSimplePolicy) placeWake(s *Sim, t *thread, from int, sync bool) plac
 }
 
 // wakeIPI: a direct insertion into an idle CPU's local queue kicks it.
-func (p *scxSimplePolicy) wakeIPI(s *Sim, c *cpu) (bool, string) {
+func (p *scxSimplePolicy) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, string) {
+	if spinning {
+		return false, "target CPU is in its idle loop and will see the task"
+	}
 	if c.cur != nil {
 		return false, "target CPU is running; no wakeup preemption in scx_simple"
 	}
@@ -85,8 +86,10 @@ func (p *scxSimplePolicy) wakeIPI(s *Sim, c *cpu) (bool, string) {
 
 // yieldAtStepEnd: only an expired slice ends a turn.
 func (p *scxSimplePolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
-	return s.now-c.dispatchNs >= scxSliceNs && (len(c.rq) > 0 || len(p.sharedQ) > 0)
+	return s.now-c.dispatchNs >= p.sliceNs && (len(c.rq) > 0 || len(p.sharedQ) > 0)
 }
+
+func (p *scxSimplePolicy) timeSlices() bool { return false }
 
 func (p *scxSimplePolicy) preemptReason() string { return "the 20 ms slice expired" }
 
@@ -95,7 +98,7 @@ func (p *scxSimplePolicy) preemptReason() string { return "the 20 ms slice expir
 func (p *scxSimplePolicy) requeue(s *Sim, c *cpu, t *thread) {
 	t.state = ThreadQueued
 	vt := t.runNs
-	if floor := p.vtimeNow - scxSliceNs; vt < floor {
+	if floor := p.vtimeNow - float64(p.sliceNs); vt < floor {
 		vt = floor
 	}
 	t.vtime = vt

@@ -49,10 +49,6 @@ const (
 	pcInitDone
 )
 
-// unlockNs is a woken waiter's CPU time to take and release the commit mutex
-// before it wakes the next waiter of a chain.
-const unlockNs = 1000
-
 // commitLog is the log-commit thread and its batch state, shared by both workloads.
 type commitLog struct {
 	thr     *thread
@@ -111,7 +107,7 @@ func (l *commitLog) committerNext(s *Sim, t *thread) (int64, bool) {
 		}
 		clear(l.batch)
 		l.batch = l.batch[:0]
-		return unlockNs, false
+		return s.sc.Workload.CommitWakeNs, false
 	}
 }
 
@@ -159,6 +155,7 @@ func newRequestServer(s *Sim) *requestServer {
 	r.spawnq.init(w.Clients)
 	r.rx = s.newThread("rx", RoleWaker, w.WakerCPU, true)
 	r.rx.arg = -1
+	r.rx.prio = w.RxPriority
 	r.spawner = s.newThread("spawner", RoleSpawner, max(w.SpawnCPU, 0), true)
 	if w.CommitDeviceUs > 0 {
 		cpuID, pinned := w.CommitCPU, true
@@ -247,7 +244,7 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 			return 0, true
 		}
 		t.arg = c + 1
-		return spawnNs, false
+		return s.sc.Workload.SpawnUs * 1000, false
 	case r.log != nil && t == r.log.thr:
 		return r.log.committerNext(s, t)
 	}
@@ -255,7 +252,7 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 	switch t.prog {
 	case pcInit:
 		t.prog = pcInitDone
-		return spawnNs, false
+		return s.sc.Workload.SpawnUs * 1000, false
 	case pcInitDone:
 		// Connected: the client sends its first request (or waits for the others).
 		t.prog = pcIdle
@@ -283,7 +280,7 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 		return 0, true
 	case pcCommitWait:
 		t.prog = pcUnlock
-		return unlockNs, false
+		return s.sc.Workload.CommitWakeNs, false
 	default: // pcUnlock
 		r.log.wokenByCommit(s, t)
 		r.respond(s, t)
@@ -296,9 +293,6 @@ func (r *requestServer) respond(s *Sim, t *thread) {
 	t.prog = pcIdle
 	s.at(s.now+s.sc.Workload.NetworkRTTUs*500, evResponse, 0, t.arg, 0)
 }
-
-// spawnNs is the CPU time to create a backend (fork) and for it to start up.
-const spawnNs = 30_000
 
 // commitWorkload is the commit (durable-write) workload.
 type commitWorkload struct {
@@ -349,7 +343,7 @@ func (cw *commitWorkload) next(s *Sim, t *thread) (int64, bool) {
 		return 0, true
 	case pcCommitWait:
 		t.prog = pcUnlock
-		return unlockNs, false
+		return s.sc.Workload.CommitWakeNs, false
 	default: // pcUnlock: hand on the mutex, the operation is complete
 		cw.log.wokenByCommit(s, t)
 		s.m.complete(s, s.now-cw.startAt[t.arg])
