@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"schedplay/engine"
@@ -20,12 +21,19 @@ type app struct {
 	stdout, stderr io.Writer
 	// simulate runs one validated scenario to its horizon (engine.Run outside tests).
 	simulate func(engine.Scenario) (engine.Results, error)
+	// measure runs one scenario and measures it over each window
+	// (engine.RunWindows outside tests).
+	measure func(engine.Scenario, []engine.Window) ([]engine.Results, error)
 	// examples holds the presets as NAME.json at its root (examples.FS outside tests).
 	examples fs.FS
+	// sources is the repository (the working directory outside tests), which
+	// calibrate fingerprints.
+	sources fs.FS
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, simulate: engine.Run, examples: examples.FS}
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, simulate: engine.Run, measure: engine.RunWindows,
+		examples: examples.FS, sources: os.DirFS(".")}
 }
 
 // command is one subcommand: its one-line synopsis (for the top-level usage) and body.

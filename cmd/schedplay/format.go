@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -274,4 +275,14 @@ func (t *table) write(b *strings.Builder) {
 		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
 	}
+}
+
+// firstDiffLine is the 1-based line on which a and b first differ.
+func firstDiffLine(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return bytes.Count(a[:i], []byte("\n")) + 1
 }

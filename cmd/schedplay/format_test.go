@@ -21,6 +21,7 @@ func fixedResults() engine.Results {
 		LatencyUs:               engine.LatencySummary{P50: 812.25, P99: 2900.5, P999: 8123.75, Mean: 1003.125},
 		WakeToRunUs:             engine.WakeSummary{Mean: 12.5, P99: 137.25},
 		BusyVCPUsMean:           27.3456,
+		BusyVCPUsHostMean:       29.125,
 		IdleWhileOverloadedFrac: 0.0123,
 		IPIsPerS:                engine.IPIRates{Total: 45000.5, Wakeup: 40000.25, Pull: 3000.125, Donate: 2000.125},
 		SuppressedIPIsPerS:      1234.5,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"schedplay/engine"
@@ -56,8 +57,27 @@ type testApp struct {
 func newTestApp(t *testing.T, sim func(engine.Scenario) (engine.Results, error)) testApp {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, simulate: sim, examples: os.DirFS("testdata/examples")}
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, simulate: sim, examples: os.DirFS("testdata/examples"),
+		measure: func(sc engine.Scenario, ws []engine.Window) ([]engine.Results, error) {
+			r, err := sim(sc)
+			out := make([]engine.Results, len(ws))
+			for i := range out {
+				out[i] = r
+			}
+			return out, err
+		},
+		sources: fakeSources()}
 	return testApp{a, &out, &errOut}
+}
+
+// fakeSources is a source tree with one file of each kind calibrate fingerprints.
+func fakeSources() fstest.MapFS {
+	return fstest.MapFS{
+		"engine/sim.go":              {Data: []byte("package engine\n")},
+		"engine/sim_test.go":         {Data: []byte("package engine // not an input\n")},
+		"examples/ab.json":           {Data: []byte("{}\n")},
+		"cmd/schedplay/calibrate.go": {Data: []byte("package main\n")},
+	}
 }
 
 // golden compares got with testdata/golden/name, or rewrites it under -update.

@@ -20,27 +20,40 @@ type job struct {
 // The first failing job in job order is reported.
 func (a *app) runAll(jobs []job, n int) ([]engine.Results, error) {
 	out := make([]engine.Results, len(jobs))
-	errs := make([]error, len(jobs))
+	err := forEachParallel(len(jobs), n, func(i int) (err error) {
+		out[i], err = a.runSafe(jobs[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// forEachParallel calls do(i) for every i in [0, count) on up to n goroutines and
+// returns the error of the lowest i that failed.
+func forEachParallel(count, n int, do func(i int) error) error {
+	errs := make([]error, count)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, min(n, len(jobs))) {
+	for range max(1, min(n, count)) {
 		wg.Go(func() {
 			for i := range next {
-				out[i], errs[i] = a.runSafe(jobs[i])
+				errs[i] = do(i)
 			}
 		})
 	}
-	for i := range jobs {
+	for i := range count {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // runSafe runs one job and turns an engine panic into an error naming the job, so
@@ -54,6 +67,20 @@ func (a *app) runSafe(j job) (res engine.Results, err error) {
 	res, err = a.simulate(j.sc)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", j.label, err)
+	}
+	return res, err
+}
+
+// measureSafe is runSafe for a run measured over several windows.
+func (a *app) measureSafe(label string, sc engine.Scenario, ws []engine.Window) (res []engine.Results, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: the engine failed: %v", label, p)
+		}
+	}()
+	res, err = a.measure(sc, ws)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", label, err)
 	}
 	return res, err
 }
