@@ -170,7 +170,7 @@ func TestWorker(t *testing.T) {
 	dev := startDev(t, wrangler, dir, persist)
 	t.Logf("wrangler dev answered after %v", dev.ready.Round(time.Millisecond))
 	client := &http.Client{Timeout: 10 * time.Second}
-	t.Run("contract", func(t *testing.T) { sharetest.Contract(t, client, dev.base, page) })
+	t.Run("contract", func(t *testing.T) { sharetest.Contract(t, sharetest.Host{Client: client, Base: dev.base, Page: page}) })
 
 	t.Run("assets without Go", func(t *testing.T) {
 		for _, tc := range []struct {
