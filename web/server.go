@@ -73,7 +73,7 @@ func WithPublicURL(base string) Option {
 		// works only at the root of a host: a base with a path would give dead links.
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 			u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-			return fmt.Errorf("web.WithPublicURL: %q is not the root URL of a host, such as https://play.example.org", base)
+			return fmt.Errorf("public URL %q is not the root URL of a host, such as https://play.example.org", base)
 		}
 		s.publicURL = u.Scheme + "://" + u.Host
 		return nil

@@ -326,8 +326,8 @@ func TestPublicURL(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			s, err := NewServer(WithStore(NewMemStore()), WithLogger(testLogger(t)), WithStaticDir(testStatic), WithPublicURL(tc.base))
 			if tc.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "WithPublicURL") || !strings.Contains(err.Error(), tc.base) {
-					t.Fatalf("WithPublicURL(%q): NewServer = %v, want an error naming the option and the value", tc.base, err)
+				if err == nil || !strings.Contains(err.Error(), "public URL") || !strings.Contains(err.Error(), tc.base) {
+					t.Fatalf("WithPublicURL(%q): NewServer = %v, want an error naming the public URL and its value", tc.base, err)
 				}
 				return
 			}
