@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,13 +103,18 @@ type devServer struct {
 }
 
 // startDev starts wrangler dev for the Worker project in dir, with KV persisted
-// under persist, and waits until it answers.
-func startDev(t testing.TB, wrangler, dir, persist string) *devServer {
+// under persist and the Worker's variables vars ("NAME:value"), and waits until
+// it answers.
+func startDev(t testing.TB, wrangler, dir, persist string, vars ...string) *devServer {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(wrangler, "dev", "--local", "--ip", "127.0.0.1",
+	args := []string{"dev", "--local", "--ip", "127.0.0.1",
 		"--port", fmt.Sprint(port), "--inspector-port", fmt.Sprint(freePort(t)),
-		"--persist-to", persist, "--log-level", "warn", "--show-interactive-dev-session=false")
+		"--persist-to", persist, "--log-level", "warn", "--show-interactive-dev-session=false"}
+	for _, v := range vars {
+		args = append(args, "--var", v)
+	}
+	cmd := exec.Command(wrangler, args...)
 	cmd.Dir = dir
 	// Offline and quiet: no metrics, no request.cf download, no user config.
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true",
@@ -167,10 +173,18 @@ func TestWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dev := startDev(t, wrangler, dir, persist)
+	// The Worker names its public URL in share links, whatever Host a request has.
+	const publicURL = "https://play.example.org"
+	dev := startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL)
 	t.Logf("wrangler dev answered after %v", dev.ready.Round(time.Millisecond))
 	client := &http.Client{Timeout: 10 * time.Second}
-	t.Run("contract", func(t *testing.T) { sharetest.Contract(t, sharetest.Host{Client: client, Base: dev.base, Page: page}) })
+	// First, before anything has started Go: concurrent requests share the start
+	// of the isolate's one Go instance, then interleave on it, each with its own
+	// env handed over by entry.mjs.
+	t.Run("concurrent on one instance", func(t *testing.T) { concurrentShares(t, client, dev.base) })
+	t.Run("contract", func(t *testing.T) {
+		sharetest.Contract(t, sharetest.Host{Client: client, Base: dev.base, Page: page, PublicURL: publicURL})
+	})
 
 	t.Run("assets without Go", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -201,7 +215,7 @@ func TestWorker(t *testing.T) {
 	stopStart := time.Now()
 	dev.stop()
 	t.Logf("stopped in %v", time.Since(stopStart).Round(time.Millisecond))
-	dev = startDev(t, wrangler, dir, persist)
+	dev = startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL)
 	t.Logf("restarted; answered after %v", dev.ready.Round(time.Millisecond))
 	resp, got := sharetest.Do(t, client, "GET", dev.base+"/api/share/"+r.ID, nil)
 	if resp.StatusCode != 200 || !bytes.Equal(got, sharetest.Canonical(t, doc)) {
@@ -209,6 +223,45 @@ func TestWorker(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("wrangler dev output:\n%s", dev.out)
+	}
+}
+
+// concurrentShares sends shares of a few scenarios at once, each followed by a
+// GET of its ID, and checks that every scenario got one ID that reads back.
+func concurrentShares(t *testing.T, client *http.Client, base string) {
+	const distinct, total = 6, 36
+	canonical := make([][]byte, distinct)
+	for n := range distinct {
+		canonical[n] = sharetest.Canonical(t, sharetest.Scenario(100+n))
+	}
+	ids := make([]string, total)
+	var wg sync.WaitGroup
+	for i := range total {
+		wg.Go(func() {
+			doc := sharetest.Scenario(100 + i%distinct)
+			r, err := sharetest.TryShare(client, base, doc)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = r.ID
+			resp, err := client.Get(base + "/api/share/" + r.ID)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			got, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(got, canonical[i%distinct]) {
+				t.Errorf("GET /api/share/%s: %s %s %v", r.ID, resp.Status, got, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, id := range ids {
+		if id != ids[i%distinct] {
+			t.Errorf("scenario %d got IDs %q and %q", i%distinct, ids[i%distinct], id)
+		}
 	}
 }
 
