@@ -84,8 +84,10 @@ func TestExpectContinue(t *testing.T) {
 // addresses the read error names.
 func TestSlowBody(t *testing.T) {
 	ts := httptest.NewUnstartedServer(newTestServer(t, NewMemStore()))
-	// Short so the test is quick; the test waits for the reply, whenever it comes.
-	ts.Config.ReadTimeout = 100 * time.Millisecond
+	// Short so the test is quick, yet long enough for the headers and half the body
+	// to arrive first on a busy machine; the test waits for the reply, whenever
+	// it comes.
+	ts.Config.ReadTimeout = 300 * time.Millisecond
 	ts.Start()
 	defer ts.Close()
 	doc := sharetest.Scenario(1)

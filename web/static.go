@@ -143,9 +143,9 @@ type staticFile struct {
 	io.Closer
 }
 
-// openFile opens a regular file. Files of rootDirFS and os.DirFS seek and have a modification
-// time, so the ETag comes from size and time (as nginx does) without reading the
-// file; files without a time (embed.FS) are read and hashed.
+// openFile opens a regular file. Files of rootDirFS and os.DirFS seek and have a
+// modification time, so the ETag comes from size and time (as nginx does) without
+// reading the file; files without a time (embed.FS) are read and hashed.
 func openFile(fsys fs.FS, name string) (staticFile, error) {
 	f, err := fsys.Open(name)
 	if err != nil {

@@ -33,8 +33,8 @@ func main() {
 // JavaScript: Go runs every goroutine it can before a call from JavaScript
 // returns (runtime/lock_js.go, handleEvent), and the shim starts ServeHTTP on
 // that path, so the bindings are read before any other request can replace env.
-// Building the Server is cheap (16 µs natively); reading bindings later (after a KV
-// call) could see another request's env.
+// Building the Server is cheap (16 µs natively); reading bindings later (after a
+// KV call) could see another request's env.
 type worker struct {
 	log *slog.Logger // never nil
 }
@@ -70,7 +70,7 @@ func (wk *worker) server() (*web.Server, error) {
 	}
 	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(wk.log), web.WithPage(assetsPage(assets)),
 		web.WithPublicURL(cloudflare.Getenv(publicURLVar)))
-	if err != nil {
+	if err != nil { // every other option is set and valid, so it is PUBLIC_URL
 		return nil, fmt.Errorf("%s: %w", publicURLVar, err)
 	}
 	return srv, nil
