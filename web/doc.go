@@ -15,10 +15,19 @@
 // absolute paths (/app.js, /schedplay.wasm): relative ones would resolve under /s/.
 //
 // A share is decoded by the engine's strict decoder and stored in canonical form
-// under a content-addressed ID (see shareID), so one scenario always gets one link
-// and nothing is ever overwritten. Errors are JSON {"error": msg, "field": path}
-// with one status per kind of failure: 400 bad scenario, 404 unknown ID, 405 wrong
-// method, 413 body too large, 500 storage trouble (logged in full, answered plainly).
+// under a content-addressed ID (see putShare), so one scenario always gets one link
+// and nothing is ever overwritten. The link it returns is relative ("/s/ID") unless
+// the server was given its public URL (WithPublicURL); the Host header, which
+// anyone can forge, is never used. Errors are JSON {"error": msg, "field": path}
+// with one status per kind of failure: 400 bad scenario or unreadable body, 404
+// unknown ID, 405 wrong method, 408 body too slow, 413 body too large (refused
+// before the body is read when Content-Length says so, so no "100 Continue" is
+// sent), 415 not application/json, 500 storage trouble (logged in full, answered
+// plainly). Replies never repeat unbounded parts of the request (a malformed ID,
+// a long path) or the text of a network error (it names socket addresses).
+//
+// The static bundle is served from a directory through os.Root (WithStaticDir),
+// so a symbolic link inside it is never followed out of it.
 //
 // The security headers every response carries are decided in headers.go, the one
 // place to change them; the Worker's assets get the same headers through the

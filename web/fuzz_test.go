@@ -37,7 +37,7 @@ func FuzzShare(f *testing.F) {
 	f.Fuzz(func(t *testing.T, m uint8, path string, body []byte) {
 		s := newTestServer(t, NewMemStore()) // fresh, so memory stays flat over a long run
 		method := methods[int(m)%len(methods)]
-		req := httptest.NewRequest(method, "/", bytes.NewReader(body))
+		req := jsonRequest(method, "/", body)
 		req.URL = &url.URL{Path: path}
 		req.RequestURI = path
 		rec := httptest.NewRecorder()
@@ -72,7 +72,7 @@ func FuzzShare(f *testing.F) {
 			t.Fatalf("stored %s, want canonical %s", stored, want)
 		}
 		again := httptest.NewRecorder()
-		s.ServeHTTP(again, httptest.NewRequest("POST", "/api/share", bytes.NewReader(stored)))
+		s.ServeHTTP(again, jsonRequest("POST", "/api/share", stored))
 		var r2 sharetest.Reply
 		if err := json.Unmarshal(again.Body.Bytes(), &r2); err != nil || r2.ID != r.ID {
 			t.Fatalf("resharing the stored scenario: %d %s, want ID %s", again.Code, again.Body, r.ID)

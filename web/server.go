@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -24,6 +25,9 @@ type Server struct {
 	log    *slog.Logger // never nil
 	static fs.FS        // nil when something else serves static files (the Worker's assets)
 	page   PageFunc     // never nil
+	// publicURL is the scheme and host share links name ("https://play.example.org"),
+	// or "" for links relative to whatever host the page came from.
+	publicURL string
 }
 
 // Option configures a Server under construction.
@@ -43,6 +47,37 @@ func WithLogger(l *slog.Logger) Option {
 // from fsys's index.html unless WithPage says otherwise.
 func WithStatic(fsys fs.FS) Option {
 	return func(s *Server) error { s.static = fsys; return nil }
+}
+
+// WithStaticDir serves the playground bundle in the directory dir, as WithStatic
+// does, except that a symbolic link is followed only while it stays inside dir.
+// `schedplay serve` uses it; os.DirFS would follow a stray link anywhere.
+func WithStaticDir(dir string) Option {
+	return func(s *Server) error { s.static = rootDirFS(dir); return nil }
+}
+
+// WithPublicURL sets the base of the links POST /api/share returns: the scheme
+// and host the playground is reached at from outside, such as
+// "https://play.example.org". Without it (or with "") links are relative
+// ("/s/ID"), which the playground resolves against its own page. The request's
+// Host header is never used: anyone can forge it, and the link it made would send
+// whoever opens the share to the forger's host.
+func WithPublicURL(base string) Option {
+	return func(s *Server) error {
+		if base == "" {
+			s.publicURL = ""
+			return nil
+		}
+		u, err := url.Parse(base)
+		// The playground's page names its files by absolute paths (/app.js), so it
+		// works only at the root of a host: a base with a path would give dead links.
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+			return fmt.Errorf("public URL %q is not the root URL of a host, such as https://play.example.org", base)
+		}
+		s.publicURL = u.Scheme + "://" + u.Host
+		return nil
+	}
 }
 
 // WithPage sets where /s/{id} gets the playground page from; the Worker reads it
@@ -83,7 +118,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("/api/share", s.handleShare)
 	s.mux.HandleFunc("/api/share/{id}", s.handleGetShare)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "", "no such API endpoint: "+r.URL.Path)
+		// The path is not echoed: it may be as long as the server's header limit.
+		writeError(w, http.StatusNotFound, "", "no such API endpoint; the API is POST /api/share and GET /api/share/{id}")
 	})
 	s.mux.HandleFunc("/s/{id}", s.handleSharePage)
 	if s.static != nil {
@@ -128,7 +164,18 @@ func writeError(w http.ResponseWriter, status int, field, msg string) {
 }
 
 func writeNotFoundJSON(w http.ResponseWriter, id string) {
-	writeError(w, http.StatusNotFound, "", fmt.Sprintf("no shared scenario %q", id))
+	writeError(w, http.StatusNotFound, "", "no shared scenario "+describeID(id))
+}
+
+// describeID names id in a not-found reply. Only a well-formed ID is quoted:
+// anything else is part of the request URL, may be as long as the server's header
+// limit (tens of kilobytes), and is not worth sending back; saying what an ID
+// looks like helps more.
+func describeID(id string) string {
+	if validID(id) {
+		return fmt.Sprintf("%q", id)
+	}
+	return fmt.Sprintf("with that ID (an ID is %d to %d characters of A-Z, a-z, 0-9, - and _)", idLen, maxIDLen)
 }
 
 // writeNotFoundPage answers a browser: a small page that leads back to the
@@ -136,7 +183,7 @@ func writeNotFoundJSON(w http.ResponseWriter, id string) {
 func writeNotFoundPage(w http.ResponseWriter, id string) {
 	msg := "Page not found."
 	if id != "" {
-		msg = "No shared scenario " + html.EscapeString(id) + "."
+		msg = "No shared scenario " + html.EscapeString(describeID(id)) + "."
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")

@@ -28,7 +28,7 @@ func testLogger(t testing.TB) *slog.Logger {
 
 func newTestServer(t testing.TB, st Store, opts ...Option) *Server {
 	t.Helper()
-	opts = append([]Option{WithStore(st), WithLogger(testLogger(t)), WithStatic(os.DirFS(testStatic))}, opts...)
+	opts = append([]Option{WithStore(st), WithLogger(testLogger(t)), WithStaticDir(testStatic)}, opts...)
 	s, err := NewServer(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -45,15 +45,26 @@ func readTestFile(t testing.TB, name string) []byte {
 	return b
 }
 
+// jsonRequest is an in-process request whose body is JSON, as a share must be.
+func jsonRequest(method, target string, body []byte) *http.Request {
+	req := httptest.NewRequest(method, target, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
 // TestContract runs the share API's contract against each host store behind a
-// real loopback server, as `schedplay serve` runs it.
+// real loopback server, as `schedplay serve` runs it, with and without a public
+// URL.
 func TestContract(t *testing.T) {
 	for _, kind := range storeKinds() {
-		t.Run(kind.name, func(t *testing.T) {
-			ts := httptest.NewServer(newTestServer(t, kind.open(t)))
-			defer ts.Close()
-			sharetest.Contract(t, ts.Client(), ts.URL, readTestFile(t, "index.html"))
-		})
+		for _, link := range []struct{ name, publicURL string }{{"relative", ""}, {"public URL", "https://play.example.org"}} {
+			t.Run(kind.name+"/"+link.name, func(t *testing.T) {
+				ts := httptest.NewServer(newTestServer(t, kind.open(t), WithPublicURL(link.publicURL)))
+				defer ts.Close()
+				sharetest.Contract(t, sharetest.Host{Client: ts.Client(), Base: ts.URL,
+					Page: readTestFile(t, "index.html"), PublicURL: link.publicURL})
+			})
+		}
 	}
 }
 
@@ -64,8 +75,8 @@ func TestNewServerRefusesMissingParts(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"no store", []Option{WithLogger(log), WithStatic(os.DirFS(testStatic))}, "no store"},
-		{"no logger", []Option{WithStore(st), WithStatic(os.DirFS(testStatic))}, "no logger"},
+		{"no store", []Option{WithLogger(log), WithStaticDir(testStatic)}, "no store"},
+		{"no logger", []Option{WithStore(st), WithStaticDir(testStatic)}, "no logger"},
 		{"no page", []Option{WithStore(st), WithLogger(log)}, "no playground page"},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -156,7 +167,7 @@ func TestStatic(t *testing.T) {
 // TestStaticStaysInside feeds the static handler paths that climb out of its
 // root directly (the mux would redirect them first): they must resolve inside.
 func TestStaticStaysInside(t *testing.T) {
-	h := &staticHandler{fsys: os.DirFS(testStatic)}
+	h := &staticHandler{fsys: rootDirFS(testStatic)}
 	for _, p := range []string{"/../server_test.go", "/../../web/server_test.go", "../static/../../doc.go", "/./../index.html"} {
 		req := httptest.NewRequest("GET", "/", nil)
 		req.URL.Path = p
@@ -168,6 +179,75 @@ func TestStaticStaysInside(t *testing.T) {
 		if p == "/./../index.html" && rec.Code != http.StatusOK {
 			t.Errorf("GET %q: %d, want index.html inside the root", p, rec.Code)
 		}
+	}
+}
+
+// TestStaticSymlinks checks that a symbolic link in the bundle is served while it
+// points inside the bundle and refused when it leads out, by relative path,
+// absolute path or through a linked directory.
+func TestStaticSymlinks(t *testing.T) {
+	top := t.TempDir()
+	bundle, outside := filepath.Join(top, "bundle"), filepath.Join(top, "outside")
+	const secret = "outside the bundle"
+	for name, body := range map[string]string{
+		"bundle/index.html":   "<!doctype html>",
+		"bundle/js/app.js":    "inside",
+		"outside/secret.txt":  secret,
+		"outside/secret.html": secret,
+	} {
+		p := filepath.Join(top, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"inside.js":  "js/app.js",
+		"up.txt":     "../outside/secret.txt",
+		"abs.txt":    filepath.Join(outside, "secret.txt"),
+		"outdir":     "../outside",
+		"js/deep.js": "../../outside/secret.txt",
+	} {
+		if err := os.Symlink(target, filepath.Join(bundle, filepath.FromSlash(link))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	s := newTestServer(t, NewMemStore(), WithStaticDir(bundle))
+	// os.DirFS follows links anywhere: the same requests through it would leak,
+	// so these paths do test the confinement.
+	leaky := &staticHandler{fsys: os.DirFS(bundle)}
+	for _, tc := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/inside.js", 200, "inside"},
+		{"/js/app.js", 200, "inside"},
+		{"/up.txt", 404, ""},
+		{"/abs.txt", 404, ""},
+		{"/outdir/secret.txt", 404, ""},
+		{"/outdir/secret.html", 404, ""},
+		{"/js/deep.js", 404, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
+			if rec.Code != tc.status || (tc.body != "" && rec.Body.String() != tc.body) {
+				t.Errorf("GET %s: %d %.60q, want %d %q", tc.path, rec.Code, rec.Body, tc.status, tc.body)
+			}
+			if strings.Contains(rec.Body.String(), secret) {
+				t.Errorf("GET %s served a file outside the bundle", tc.path)
+			}
+			if tc.status == 404 {
+				leak := httptest.NewRecorder()
+				leaky.ServeHTTP(leak, httptest.NewRequest("GET", tc.path, nil))
+				if !strings.Contains(leak.Body.String(), secret) {
+					t.Errorf("GET %s through os.DirFS: %d; the link does not lead out as the test means", tc.path, leak.Code)
+				}
+			}
+		})
 	}
 }
 
@@ -222,23 +302,40 @@ func TestAcceptsGzip(t *testing.T) {
 	}
 }
 
-// TestShareURL checks that the link names the host and scheme the request came to.
-func TestShareURL(t *testing.T) {
-	s := newTestServer(t, NewMemStore())
+// TestPublicURL checks which bases WithPublicURL takes, and the links they give;
+// the contract test checks that a forged Host header changes nothing.
+func TestPublicURL(t *testing.T) {
 	for _, tc := range []struct {
-		desc, target, host, want string
+		desc, base string
+		want       string // the link's prefix before the ID; "" with wantErr
+		wantErr    bool
 	}{
-		{"plain host", "/api/share", "localhost:8080", "http://localhost:8080/s/"},
-		{"absolute URL as the Worker sees it", "https://play.example.org/api/share", "play.example.org", "https://play.example.org/s/"},
+		{desc: "none: relative links", base: "", want: "/s/"},
+		{desc: "https host", base: "https://play.example.org", want: "https://play.example.org/s/"},
+		{desc: "trailing slash", base: "https://play.example.org/", want: "https://play.example.org/s/"},
+		{desc: "http with a port", base: "http://127.0.0.1:8080", want: "http://127.0.0.1:8080/s/"},
+		{desc: "no scheme", base: "play.example.org", wantErr: true},
+		{desc: "other scheme", base: "ftp://play.example.org", wantErr: true},
+		{desc: "no host", base: "https://", wantErr: true},
+		{desc: "a path", base: "https://example.org/play", wantErr: true},
+		{desc: "a query", base: "https://play.example.org/?x=1", wantErr: true},
+		{desc: "a fragment", base: "https://play.example.org/#x", wantErr: true},
+		{desc: "user info", base: "https://me@play.example.org", wantErr: true},
+		{desc: "not a URL", base: "https://play example.org", wantErr: true},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			req := httptest.NewRequest("POST", tc.target, bytes.NewReader(sharetest.Scenario(1)))
-			req.Host = tc.host
-			if !strings.HasPrefix(tc.target, "/") {
-				req.URL.Scheme, req.URL.Host = "https", tc.host
+			s, err := NewServer(WithStore(NewMemStore()), WithLogger(testLogger(t)), WithStaticDir(testStatic), WithPublicURL(tc.base))
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "public URL") || !strings.Contains(err.Error(), tc.base) {
+					t.Fatalf("WithPublicURL(%q): NewServer = %v, want an error naming the public URL and its value", tc.base, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
 			}
 			rec := httptest.NewRecorder()
-			s.ServeHTTP(rec, req)
+			s.ServeHTTP(rec, jsonRequest("POST", "http://forged.example/api/share", sharetest.Scenario(1)))
 			var r sharetest.Reply
 			if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil {
 				t.Fatalf("%v: %s", err, rec.Body)
@@ -254,7 +351,7 @@ func TestShareURL(t *testing.T) {
 // without one.
 func TestShareNilBody(t *testing.T) {
 	s := newTestServer(t, NewMemStore())
-	req := httptest.NewRequest("POST", "/api/share", nil)
+	req := jsonRequest("POST", "/api/share", nil)
 	req.Body = nil
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
@@ -276,7 +373,7 @@ func (failingStore) Get(context.Context, string) ([]byte, error) {
 func TestStoreFailure(t *testing.T) {
 	var logBuf bytes.Buffer
 	s, err := NewServer(WithStore(failingStore{}), WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))),
-		WithStatic(os.DirFS(testStatic)))
+		WithStaticDir(testStatic))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +384,7 @@ func TestStoreFailure(t *testing.T) {
 	} {
 		logBuf.Reset()
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, bytes.NewReader(sharetest.Scenario(1))))
+		s.ServeHTTP(rec, jsonRequest(tc.method, tc.path, sharetest.Scenario(1)))
 		if rec.Code != http.StatusInternalServerError {
 			t.Errorf("%s %s: %d, want 500", tc.method, tc.path, rec.Code)
 		}

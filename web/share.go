@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"os"
 
 	"schedplay/engine"
 )
@@ -21,6 +23,9 @@ const (
 	// collisions are negligible for any number of shares a playground will see and
 	// IDs cannot be enumerated. On the rare collision putShare uses a longer prefix.
 	idLen = 11
+
+	// maxIDLen is the longest ID: the whole hash.
+	maxIDLen = 43 // base64.RawURLEncoding.EncodedLen(sha256.Size)
 )
 
 // shareHash is the full base64url (unpadded) SHA-256 of the salted canonical
@@ -48,7 +53,7 @@ func idPrefixes(hash string) []string {
 // validID reports whether id could be a share ID, so that garbage never reaches
 // the store.
 func validID(id string) bool {
-	if len(id) < idLen || len(id) > base64.RawURLEncoding.EncodedLen(sha256.Size) {
+	if len(id) < idLen || len(id) > maxIDLen {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
@@ -83,10 +88,24 @@ type shareReply struct {
 	URL string `json:"url"`
 }
 
-// handleShare stores a scenario: method, size limit, strict decode, store, reply.
+// handleShare stores a scenario: method, media type, size limit, strict decode,
+// store, reply.
 func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		methodNotAllowed(w, http.MethodPost)
+		return
+	}
+	// The media type and a declared length are judged before the body is read. Go's
+	// server sends "100 Continue" to a client that asked for it (Expect:
+	// 100-continue) only when the handler first reads the body, so such a client
+	// gets the refusal without sending its body.
+	if msg := checkJSONType(r.Header.Get("Content-Type")); msg != "" {
+		w.Header().Set("Accept", "application/json") // RFC 9110, 15.5.16
+		writeError(w, http.StatusUnsupportedMediaType, "", msg)
+		return
+	}
+	if r.ContentLength > engine.MaxScenarioBytes {
+		writeTooLarge(w)
 		return
 	}
 	var body []byte
@@ -94,13 +113,7 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 		var err error
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, engine.MaxScenarioBytes))
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeError(w, http.StatusRequestEntityTooLarge, "",
-					fmt.Sprintf("scenario is larger than the limit of %d bytes", engine.MaxScenarioBytes))
-				return
-			}
-			writeError(w, http.StatusBadRequest, "", "reading the request body: "+err.Error())
+			writeReadError(w, err)
 			return
 		}
 	}
@@ -124,7 +137,54 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, fmt.Errorf("storing share: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, shareReply{ID: id, URL: absoluteURL(r, "/s/"+id)})
+	writeJSON(w, http.StatusOK, shareReply{ID: id, URL: s.publicURL + "/s/" + id})
+}
+
+// checkJSONType returns why a share's Content-Type is refused, or "" when it is
+// JSON. Parameters such as charset=utf-8 are allowed; the decoder insists on
+// UTF-8 anyway.
+func checkJSONType(contentType string) string {
+	const want = "send the scenario as application/json"
+	if contentType == "" {
+		return "no Content-Type; " + want
+	}
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	switch {
+	case err != nil:
+		return "malformed Content-Type; " + want
+	case mediaType != "application/json":
+		return fmt.Sprintf("Content-Type %q is not supported; %s", clip(mediaType, 40), want)
+	}
+	return ""
+}
+
+// clip shortens s, taken from a request, to at most n bytes (plus an ellipsis), so
+// a reply never repeats an unbounded piece of the request.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func writeTooLarge(w http.ResponseWriter) {
+	writeError(w, http.StatusRequestEntityTooLarge, "",
+		fmt.Sprintf("scenario is larger than the limit of %d bytes", engine.MaxScenarioBytes))
+}
+
+// writeReadError answers a body that could not be read. The error itself is not
+// echoed: a network error names the server's and the client's socket addresses
+// ("read tcp 127.0.0.1:8080->10.0.0.7:51234: i/o timeout").
+func writeReadError(w http.ResponseWriter, err error) {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeTooLarge(w)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		writeError(w, http.StatusRequestTimeout, "", "the request body did not arrive in time")
+	default:
+		writeError(w, http.StatusBadRequest, "", "the request body could not be read")
+	}
 }
 
 // handleGetShare returns a stored scenario's canonical JSON.
@@ -189,21 +249,4 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, id string, notFo
 		return nil, false
 	}
 	return data, true
-}
-
-// absoluteURL makes path absolute on the host the request came to. The Worker
-// sees absolute request URLs (with the real scheme); the local server sees only a
-// path and the Host header.
-func absoluteURL(r *http.Request, path string) string {
-	scheme, host := r.URL.Scheme, r.Host
-	if host == "" {
-		host = r.URL.Host
-	}
-	if scheme == "" {
-		scheme = "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-	}
-	return scheme + "://" + host + path
 }

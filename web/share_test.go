@@ -26,8 +26,8 @@ func TestIDPrefixes(t *testing.T) {
 
 func TestShareHash(t *testing.T) {
 	a, b := shareHash([]byte(`{"version":1}`)), shareHash([]byte(`{"version":1} `))
-	if len(a) != 43 || a == b {
-		t.Fatalf("shareHash gave %q and %q: want 43 characters, different for different input", a, b)
+	if len(a) != maxIDLen || a == b {
+		t.Fatalf("shareHash gave %q and %q: want %d characters, different for different input", a, b, maxIDLen)
 	}
 	if a != shareHash([]byte(`{"version":1}`)) {
 		t.Fatal("shareHash is not deterministic")

@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -111,6 +113,28 @@ func (h *staticHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, name, file.modTime, file.content)
 }
 
+// rootDirFS is the file tree at a directory, like os.DirFS, except that a
+// symbolic link is followed only while it stays inside the tree: os.OpenInRoot
+// resolves every component within the directory (os.Root) and fails on a link
+// that leads out. os.DirFS follows links anywhere, so a stray link in the bundle
+// (static/notes -> /etc) would serve whatever it points at.
+//
+// Each Open opens the directory afresh instead of holding it open: a bundle rebuilt
+// by replacing the directory is served at once, and the Server keeps no
+// descriptor that would need closing.
+type rootDirFS string
+
+func (d rootDirFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := os.OpenInRoot(string(d), filepath.FromSlash(name))
+	if err != nil {
+		return nil, err // not f: a nil *os.File is not a nil fs.File
+	}
+	return f, nil
+}
+
 // staticFile is one regular file ready to serve; Close releases it.
 type staticFile struct {
 	content io.ReadSeeker
@@ -119,9 +143,9 @@ type staticFile struct {
 	io.Closer
 }
 
-// openFile opens a regular file. Files of os.DirFS seek and have a modification
-// time, so the ETag comes from size and time (as nginx does) without reading the
-// file; files without a time (embed.FS) are read and hashed.
+// openFile opens a regular file. Files of rootDirFS and os.DirFS seek and have a
+// modification time, so the ETag comes from size and time (as nginx does) without
+// reading the file; files without a time (embed.FS) are read and hashed.
 func openFile(fsys fs.FS, name string) (staticFile, error) {
 	f, err := fsys.Open(name)
 	if err != nil {

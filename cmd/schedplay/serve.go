@@ -38,10 +38,11 @@ const shareDBName = "shares.db"
 // SIGTERM arrives, after in-flight requests finish.
 func cmdServe(args []string, stdout, stderr io.Writer) error {
 	a := newApp(nil, stdout, stderr)
-	fs := a.newFlagSet("serve", "[--addr HOST:PORT] [--data DIR] [--static DIR]")
+	fs := a.newFlagSet("serve", "[--addr HOST:PORT] [--data DIR] [--static DIR] [--public-url URL]")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	dataDir := fs.String("data", "", "directory for the share database, created on first use (default $XDG_DATA_HOME/schedplay or ~/.local/share/schedplay)")
 	staticDir := fs.String("static", "", "the playground bundle to serve (default static/ in the schedplay repository around the working directory)")
+	publicURL := fs.String("public-url", "", "the URL the playground is reached at from outside, such as https://play.example.org, for the links shares return (default: links relative to the page)")
 	pos, err := parse(fs, args, a)
 	if err != nil {
 		return err
@@ -83,9 +84,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	defer store.Close()
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	handler, err := web.NewServer(web.WithStore(store), web.WithLogger(logger), web.WithStatic(os.DirFS(*staticDir)))
+	handler, err := web.NewServer(web.WithStore(store), web.WithLogger(logger), web.WithStaticDir(*staticDir),
+		web.WithPublicURL(*publicURL))
 	if err != nil {
-		return err
+		return fmt.Errorf("serve: %w", err)
 	}
 	srv := &http.Server{
 		Handler:           handler,

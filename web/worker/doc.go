@@ -3,10 +3,14 @@
 // without starting Go; only /api/* and /s/* reach this program (wrangler.toml's
 // run_worker_first, and entry.mjs for paths that name no asset).
 //
-// The shim (github.com/syumai/workers) starts a fresh Go instance and runs main for
-// every request, so main and every package init on the way must stay cheap: no
-// work beyond wiring, nothing computed ahead of need. BenchmarkWorker measures the
-// cost per request.
+// entry.mjs keeps one running Go instance per isolate and hands it each request's
+// env and ctx; syumai/workers' generated worker.mjs, which starts a new instance
+// for every request, is not used. main therefore never returns, and the handler
+// reads its bindings (KV, assets, PUBLIC_URL) at the start of each request, not
+// once in main. Go's start-up still costs the first Go request of every isolate
+// tens of milliseconds of CPU, so main and every package init on the way stay
+// cheap: no work beyond wiring, nothing computed ahead of need.
+// BenchmarkWorker measures cold and warm CPU per request.
 //
 // The program exists only as js/wasm (main.go); on other platforms main only says
 // how to build it. Build and run it with `task worker:dev`, deploy it with

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"syscall/js"
 
 	"schedplay/web"
@@ -17,50 +18,85 @@ import (
 	"github.com/syumai/workers/cloudflare"
 )
 
-// Binding names, as declared in wrangler.toml.
-const (
-	kvBinding     = "SHARES"
-	assetsBinding = "ASSETS"
-)
-
 func main() {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	workers.ServeNonBlock(&worker{log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	workers.Ready()
+	// main never returns: entry.mjs keeps this instance for every request of its
+	// isolate, and a Go program ends with main. (workers.Serve returns once the
+	// first response is done, which suits only an instance per request.)
+	select {}
+}
+
+// worker serves each request with a web.Server built from that request's
+// bindings. entry.mjs hands the running instance each request's env just before
+// calling in, and it stays this request's only while Go runs without waiting on
+// JavaScript: Go runs every goroutine it can before a call from JavaScript
+// returns (runtime/lock_js.go, handleEvent), and the shim starts ServeHTTP on
+// that path, so the bindings are read before any other request can replace env.
+// Building the Server is cheap (16 µs natively); reading bindings later (after a
+// KV call) could see another request's env.
+type worker struct {
+	log *slog.Logger // never nil
+}
+
+func (wk *worker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A panic would end the Go program, and with it every request in flight on
+	// this isolate's instance; answer this one with a 500 instead, as net/http
+	// does for `schedplay serve`.
+	defer func() {
+		if v := recover(); v != nil {
+			wk.log.Error("worker: panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		}
+	}()
+	srv, err := wk.server()
+	if err != nil {
+		wk.log.Error("worker: misconfigured", "err", err)
+		http.Error(w, "worker misconfigured", http.StatusInternalServerError)
+		return
+	}
+	srv.ServeHTTP(w, r)
+}
+
+// server wires the share handler to the current request's bindings.
+func (wk *worker) server() (*web.Server, error) {
 	store, err := web.NewKVStore(kvBinding)
 	if err != nil {
-		workers.Serve(failing(logger, err))
-		return
+		return nil, err
 	}
-	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(logger), web.WithPage(assetsPage))
-	if err != nil {
-		workers.Serve(failing(logger, err))
-		return
+	assets := cloudflare.GetBinding(assetsBinding)
+	if assets.IsUndefined() {
+		return nil, fmt.Errorf("binding %s is undefined", assetsBinding)
 	}
-	workers.Serve(srv)
+	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(wk.log), web.WithPage(assetsPage(assets)),
+		web.WithPublicURL(cloudflare.Getenv(publicURLVar)))
+	if err != nil { // every other option is set and valid, so it is PUBLIC_URL
+		return nil, fmt.Errorf("%s: %w", publicURLVar, err)
+	}
+	return srv, nil
 }
 
 // assetsPage fetches the playground page from the Workers assets binding, so the
 // Worker serves exactly the index.html that / serves. It calls the binding's
 // fetch through syscall/js rather than the shim's http.Client adapter: that
 // adapter links net/http's client and HTTP/2 code, which grew the Worker's wasm
-// from 7.6 to 12.2 MiB (and every request instantiates the module anew).
-func assetsPage(context.Context) ([]byte, error) {
-	assets := cloudflare.GetBinding(assetsBinding)
-	if assets.IsUndefined() {
-		return nil, fmt.Errorf("binding %s is undefined", assetsBinding)
+// from 7.6 to 12.2 MiB.
+func assetsPage(assets js.Value) web.PageFunc {
+	return func(context.Context) ([]byte, error) {
+		// The assets binding ignores the host; only the path selects the file.
+		resp, err := await(assets.Call("fetch", "https://assets.invalid/"))
+		if err != nil {
+			return nil, fmt.Errorf("assets: GET /: %w", err)
+		}
+		if status := resp.Get("status").Int(); status != http.StatusOK {
+			return nil, fmt.Errorf("assets: GET / answered %d", status)
+		}
+		text, err := await(resp.Call("text"))
+		if err != nil {
+			return nil, fmt.Errorf("assets: reading /: %w", err)
+		}
+		return []byte(text.String()), nil
 	}
-	// The assets binding ignores the host; only the path selects the file.
-	resp, err := await(assets.Call("fetch", "https://assets.invalid/"))
-	if err != nil {
-		return nil, fmt.Errorf("assets: GET /: %w", err)
-	}
-	if status := resp.Get("status").Int(); status != http.StatusOK {
-		return nil, fmt.Errorf("assets: GET / answered %d", status)
-	}
-	text, err := await(resp.Call("text"))
-	if err != nil {
-		return nil, fmt.Errorf("assets: reading /: %w", err)
-	}
-	return []byte(text.String()), nil
 }
 
 // await waits for a JavaScript promise to settle. It does not give up early: the
@@ -84,13 +120,4 @@ func await(promise js.Value) (js.Value, error) {
 	promise.Call("then", onFulfilled, onRejected)
 	r := <-done
 	return r.v, r.err
-}
-
-// failing answers every request with a 500 when the Worker is misconfigured (a
-// missing binding), logging why, rather than crashing the isolate.
-func failing(logger *slog.Logger, err error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		logger.Error("worker: misconfigured", "err", err)
-		http.Error(w, "worker misconfigured", http.StatusInternalServerError)
-	})
 }

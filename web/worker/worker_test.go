@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,13 +103,18 @@ type devServer struct {
 }
 
 // startDev starts wrangler dev for the Worker project in dir, with KV persisted
-// under persist, and waits until it answers.
-func startDev(t testing.TB, wrangler, dir, persist string) *devServer {
+// under persist and the Worker's variables vars ("NAME:value"), and waits until
+// it answers.
+func startDev(t testing.TB, wrangler, dir, persist string, vars ...string) *devServer {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(wrangler, "dev", "--local", "--ip", "127.0.0.1",
+	args := []string{"dev", "--local", "--ip", "127.0.0.1",
 		"--port", fmt.Sprint(port), "--inspector-port", fmt.Sprint(freePort(t)),
-		"--persist-to", persist, "--log-level", "warn", "--show-interactive-dev-session=false")
+		"--persist-to", persist, "--log-level", "warn", "--show-interactive-dev-session=false"}
+	for _, v := range vars {
+		args = append(args, "--var", v)
+	}
+	cmd := exec.Command(wrangler, args...)
 	cmd.Dir = dir
 	// Offline and quiet: no metrics, no request.cf download, no user config.
 	cmd.Env = append(os.Environ(), "WRANGLER_SEND_METRICS=false", "CI=true",
@@ -167,10 +173,18 @@ func TestWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dev := startDev(t, wrangler, dir, persist)
+	// The Worker names its public URL in share links, whatever Host a request has.
+	const publicURL = "https://play.example.org"
+	dev := startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL)
 	t.Logf("wrangler dev answered after %v", dev.ready.Round(time.Millisecond))
 	client := &http.Client{Timeout: 10 * time.Second}
-	t.Run("contract", func(t *testing.T) { sharetest.Contract(t, client, dev.base, page) })
+	// First, before anything has started Go: concurrent requests share the start
+	// of the isolate's one Go instance, then interleave on it, each with its own
+	// env handed over by entry.mjs.
+	t.Run("concurrent on one instance", func(t *testing.T) { concurrentShares(t, client, dev.base) })
+	t.Run("contract", func(t *testing.T) {
+		sharetest.Contract(t, sharetest.Host{Client: client, Base: dev.base, Page: page, PublicURL: publicURL})
+	})
 
 	t.Run("assets without Go", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -201,7 +215,7 @@ func TestWorker(t *testing.T) {
 	stopStart := time.Now()
 	dev.stop()
 	t.Logf("stopped in %v", time.Since(stopStart).Round(time.Millisecond))
-	dev = startDev(t, wrangler, dir, persist)
+	dev = startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL)
 	t.Logf("restarted; answered after %v", dev.ready.Round(time.Millisecond))
 	resp, got := sharetest.Do(t, client, "GET", dev.base+"/api/share/"+r.ID, nil)
 	if resp.StatusCode != 200 || !bytes.Equal(got, sharetest.Canonical(t, doc)) {
@@ -212,13 +226,62 @@ func TestWorker(t *testing.T) {
 	}
 }
 
+// concurrentShares sends shares of a few scenarios at once, each followed by a
+// GET of its ID, and checks that every scenario got one ID that reads back.
+func concurrentShares(t *testing.T, client *http.Client, base string) {
+	const distinct, total = 6, 36
+	canonical := make([][]byte, distinct)
+	for n := range distinct {
+		canonical[n] = sharetest.Canonical(t, sharetest.Scenario(100+n))
+	}
+	ids := make([]string, total)
+	var wg sync.WaitGroup
+	for i := range total {
+		wg.Go(func() {
+			doc := sharetest.Scenario(100 + i%distinct)
+			r, err := sharetest.TryShare(client, base, doc)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = r.ID
+			resp, err := client.Get(base + "/api/share/" + r.ID)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			got, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(got, canonical[i%distinct]) {
+				t.Errorf("GET /api/share/%s: %s %s %v", r.ID, resp.Status, got, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, id := range ids {
+		if id != ids[i%distinct] {
+			t.Errorf("scenario %d got IDs %q and %q", i%distinct, ids[i%distinct], id)
+		}
+	}
+}
+
 // BenchmarkWorker measures the Worker under wrangler dev on loopback: its wasm
-// size (raw and gzip), cold start (process start to the first answer, a static
-// file), the first share (which compiles the wasm module), share latency, and
-// the CPU time of the wrangler/workerd process group per share and per static
-// file. Run it with a fixed count:
+// size (raw and gzip), how long wrangler dev takes to answer, share latency, and
+// the CPU time per request of the workerd thread that runs the Worker's isolate.
+// Run it with a fixed count:
 //
 //	go test -run '^$' -bench Worker -benchtime 300x ./web/worker/
+//
+// CPU is read per thread from /proc (sharetest.ThreadCPU, nanoseconds) around a
+// run of sequential requests, and the busiest thread is reported: workerd runs
+// every isolate of the process on it. That thread also runs wrangler's own
+// routing Workers and the local KV simulator, so the figures bound the Worker's
+// own CPU from above; static-cpu-ms, a static file that never reaches the Worker,
+// is the routing floor to subtract. load-cpu-ms is the first request that reaches
+// a new isolate (Workers count that start-up apart from requests); cold figures
+// are the first Go request after it (the Go instance starts, wasm functions
+// compile on first call, the KV simulator opens), each the median of coldRuns
+// fresh wrangler dev starts; warm ones are on a running instance.
 func BenchmarkWorker(b *testing.B) {
 	wrangler := wranglerPath(b)
 	dir := b.TempDir()
@@ -232,52 +295,38 @@ func BenchmarkWorker(b *testing.B) {
 	zw.Write(wasm)
 	zw.Close()
 
-	dev := startDev(b, wrangler, dir, filepath.Join(dir, "kv"))
+	persist := filepath.Join(dir, "kv")
+	dev := startDev(b, wrangler, dir, persist)
 	client := &http.Client{Timeout: 10 * time.Second}
-	t0 := time.Now()
+	get := func(path string) {
+		resp, err := client.Get(dev.base + path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %s", path, resp.Status)
+		}
+	}
+	// The first share starts the isolate's Go instance.
 	first, err := sharetest.TryShare(client, dev.base, sharetest.Scenario(0))
 	if err != nil {
 		b.Fatal(err)
 	}
-	firstShare := time.Since(t0)
 
-	pgid := dev.cmd.Process.Pid
-	cpu := func() time.Duration {
-		c, err := sharetest.GroupCPU(pgid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return c
+	meter := &threadMeter{b: b, pgid: dev.cmd.Process.Pid}
+	meter.mark()
+	const n = 100
+	for range n {
+		get("/app.js") // Workers assets: no Go
 	}
-	// Static files are answered by Workers assets without Go: the baseline.
-	const staticN = 200
-	c0 := cpu()
-	for range staticN {
-		resp, err := client.Get(dev.base + "/app.js")
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+	meter.mark()
+	for range n {
+		get("/api/share/" + first.ID) // Go and one KV read
 	}
-	staticCPU := (cpu() - c0) / staticN
-
-	// GET /api/share/{id}: Go and one KV read.
-	var getLat []time.Duration
-	for range 50 {
-		t := time.Now()
-		resp, err := client.Get(dev.base + "/api/share/" + first.ID)
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		getLat = append(getLat, time.Since(t))
-	}
-	slices.Sort(getLat)
-
+	meter.mark()
 	lat := make([]time.Duration, 0, b.N)
-	c0 = cpu()
 	for i := 0; b.Loop(); i++ {
 		t := time.Now()
 		if _, err := sharetest.TryShare(client, dev.base, sharetest.Scenario(1_000_000+i)); err != nil {
@@ -285,15 +334,91 @@ func BenchmarkWorker(b *testing.B) {
 		}
 		lat = append(lat, time.Since(t))
 	}
-	shareCPU := (cpu() - c0) / time.Duration(len(lat))
+	meter.mark()
+	// The isolate's thread is the busiest one while shares run.
+	isolate, _ := sharetest.Busiest(meter.marks[2], meter.marks[3])
+	static, warmGet, warmShare := meter.per(isolate, 0, n), meter.per(isolate, 1, n), meter.per(isolate, 2, len(lat))
+	ready := dev.ready
+	dev.stop()
+
+	// Cold: each run is a fresh wrangler dev (a new isolate) on the same KV. Its
+	// first request that reaches the Worker, a path entry.mjs answers without Go,
+	// loads the Worker (module evaluation, the wasm module's compilation); the
+	// next one starts Go. A malformed ID is answered by Go without KV, which
+	// separates Go's start from the KV simulator's first use.
+	const coldRuns = 3
+	expect := func(status int, path string) func(int) {
+		return func(int) {
+			if resp, body := sharetest.Do(b, client, "GET", dev.base+path, nil); resp.StatusCode != status {
+				b.Fatalf("GET %s: %s %s, want %d", path, resp.Status, body, status)
+			}
+		}
+	}
+	colds := []struct {
+		metric string
+		do     func(run int)
+		cpu    []time.Duration
+	}{
+		{metric: "cold-share-cpu-ms", do: func(run int) {
+			if _, err := sharetest.TryShare(client, dev.base, sharetest.Scenario(2_000_000+run)); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{metric: "cold-get-cpu-ms", do: expect(http.StatusOK, "/api/share/"+first.ID)},
+		{metric: "cold-nokv-cpu-ms", do: expect(http.StatusNotFound, "/api/share/not*an*id")},
+	}
+	var load []time.Duration
+	for run := range coldRuns {
+		for i := range colds {
+			dev = startDev(b, wrangler, dir, persist)
+			cold := &threadMeter{b: b, pgid: dev.cmd.Process.Pid}
+			cold.mark()
+			expect(http.StatusNotFound, "/favicon.ico")(run)
+			cold.mark()
+			colds[i].do(run)
+			cold.mark()
+			_, cpu := sharetest.Busiest(cold.marks[0], cold.marks[1])
+			load = append(load, cpu)
+			_, cpu = sharetest.Busiest(cold.marks[1], cold.marks[2])
+			colds[i].cpu = append(colds[i].cpu, cpu)
+			dev.stop()
+		}
+	}
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
 
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	sharetest.ReportLatency(b, lat)
 	b.ReportMetric(float64(len(wasm)), "wasm-bytes")
 	b.ReportMetric(float64(gz.Len()), "wasm-gzip-bytes")
-	b.ReportMetric(ms(dev.ready), "cold-start-ms")
-	b.ReportMetric(ms(firstShare), "first-share-ms")
-	b.ReportMetric(ms(getLat[len(getLat)/2]), "get-p50-ms")
-	b.ReportMetric(ms(shareCPU), "cpu-ms/op")
-	b.ReportMetric(ms(staticCPU), "static-cpu-ms/op")
+	b.ReportMetric(ms(ready), "ready-ms")
+	b.ReportMetric(ms(static), "static-cpu-ms")
+	b.ReportMetric(ms(warmGet), "get-cpu-ms")
+	b.ReportMetric(ms(warmShare), "share-cpu-ms")
+	b.ReportMetric(ms(median(load)), "load-cpu-ms")
+	for _, c := range colds {
+		b.ReportMetric(ms(median(c.cpu)), c.metric)
+		b.Logf("%s: %v", c.metric, c.cpu)
+	}
+	b.Logf("isolate thread %+v; loads %v", isolate, load)
+}
+
+// threadMeter snapshots the CPU time of every thread of a process group.
+type threadMeter struct {
+	b     *testing.B
+	pgid  int
+	marks []map[sharetest.Thread]time.Duration
+}
+
+func (m *threadMeter) mark() {
+	cpu, err := sharetest.ThreadCPU(m.pgid)
+	if err != nil {
+		m.b.Fatal(err)
+	}
+	m.marks = append(m.marks, cpu)
+}
+
+// per is th's CPU time between marks i and i+1, divided by the n requests made
+// between them.
+func (m *threadMeter) per(th sharetest.Thread, i, n int) time.Duration {
+	return (m.marks[i+1][th] - m.marks[i][th]) / time.Duration(n)
 }

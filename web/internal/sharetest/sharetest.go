@@ -82,8 +82,16 @@ func TryShare(client *http.Client, base string, doc []byte) (Reply, error) {
 	return r, nil
 }
 
-// Do sends one request and returns the response with its body read.
+// Do sends one request and returns the response with its body read. A body is
+// sent as application/json.
 func Do(t testing.TB, client *http.Client, method, url string, body []byte) (*http.Response, []byte) {
+	t.Helper()
+	return DoHeader(t, client, method, url, body, nil)
+}
+
+// DoHeader is Do with header set on the request: "Host" sets the Host header, and
+// an empty value removes a header (Content-Type "" sends a body without one).
+func DoHeader(t testing.TB, client *http.Client, method, url string, body []byte, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -95,6 +103,16 @@ func Do(t testing.TB, client *http.Client, method, url string, body []byte) (*ht
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		switch {
+		case k == "Host":
+			req.Host = v
+		case v == "":
+			req.Header.Del(k)
+		default:
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -108,13 +126,23 @@ func Do(t testing.TB, client *http.Client, method, url string, body []byte) (*ht
 	return resp, data
 }
 
-// Contract runs the share API's cases against the server at base (no trailing
-// slash). page is the playground page /s/{id} must serve.
-func Contract(t *testing.T, client *http.Client, base string, page []byte) {
+// Host is one running home of the share handler.
+type Host struct {
+	Client *http.Client
+	Base   string // where it listens: http://127.0.0.1:PORT, no trailing slash
+	Page   []byte // the playground page /s/{id} must serve
+	// PublicURL is the public base URL it was configured with (links are
+	// PublicURL+"/s/ID"), or "" when it was given none (links are relative).
+	PublicURL string
+}
+
+// Contract runs the share API's cases against h.
+func Contract(t *testing.T, h Host) {
+	client, base := h.Client, h.Base
 	t.Run("round trip", func(t *testing.T) {
 		doc := Scenario(1)
 		r := Share(t, client, base, doc)
-		if want := base + "/s/" + r.ID; r.URL != want {
+		if want := h.PublicURL + "/s/" + r.ID; r.URL != want {
 			t.Errorf("url = %q, want %q", r.URL, want)
 		}
 		resp, got := Do(t, client, http.MethodGet, base+"/api/share/"+r.ID, nil)
@@ -132,13 +160,28 @@ func Contract(t *testing.T, client *http.Client, base string, page []byte) {
 			t.Errorf("resharing the stored scenario gave %q, want %q", again.ID, r.ID)
 		}
 		resp, got = Do(t, client, http.MethodGet, base+"/s/"+r.ID, nil)
-		if resp.StatusCode != http.StatusOK || !bytes.Equal(got, page) {
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(got, h.Page) {
 			t.Errorf("GET /s/%s: %s, body %.80q; want 200 and the playground page", r.ID, resp.Status, got)
 		}
 		if cc := resp.Header.Get("Cache-Control"); cc != "no-cache" {
 			t.Errorf("GET /s/%s: Cache-Control %q, want no-cache", r.ID, cc)
 		}
 		checkHeaders(t, resp)
+	})
+
+	t.Run("forged Host", func(t *testing.T) {
+		const forged = "evil.example"
+		resp, body := DoHeader(t, client, http.MethodPost, base+"/api/share", Scenario(5), map[string]string{"Host": forged})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST /api/share with Host %s: %s: %s", forged, resp.Status, body)
+		}
+		var r Reply
+		if err := json.Unmarshal(body, &r); err != nil {
+			t.Fatalf("reply is not {id, url}: %v: %s", err, body)
+		}
+		if want := h.PublicURL + "/s/" + r.ID; r.URL != want {
+			t.Errorf("url = %q, want %q whatever the Host header says", r.URL, want)
+		}
 	})
 
 	t.Run("content-addressed", func(t *testing.T) {
@@ -157,14 +200,20 @@ func Contract(t *testing.T, client *http.Client, base string, page []byte) {
 		}
 	})
 
+	// long is far longer than any ID and fits every host's URL limit (wrangler
+	// dev's Node.js proxy allows 16 KiB of headers).
+	long := strings.Repeat("L", 4000)
 	for _, tc := range []struct {
 		desc   string
 		method string
 		path   string
+		header map[string]string // on top of Content-Type: application/json for a body
 		body   []byte
 		status int
 		field  string // for 400: the field the error must name
 		allow  string // for 405: the Allow header
+		accept string // for 415: the Accept header
+		noEcho string // a part of the request the reply must not repeat
 	}{
 		{desc: "malformed JSON", method: "POST", path: "/api/share", body: []byte(`{"version":1,`), status: 400},
 		{desc: "empty body", method: "POST", path: "/api/share", body: []byte{}, status: 400},
@@ -174,22 +223,41 @@ func Contract(t *testing.T, client *http.Client, base string, page []byte) {
 		{desc: "unsupported version", method: "POST", path: "/api/share", body: []byte(`{"version":99}`), status: 400, field: "version"},
 		{desc: "body over the limit", method: "POST", path: "/api/share", body: padded(engine.MaxScenarioBytes + 1), status: 413},
 		{desc: "body at the limit", method: "POST", path: "/api/share", body: padded(engine.MaxScenarioBytes), status: 200},
+		{desc: "JSON with a charset", method: "POST", path: "/api/share", header: map[string]string{"Content-Type": "application/json; charset=utf-8"},
+			body: Scenario(6), status: 200},
+		{desc: "text/plain", method: "POST", path: "/api/share", header: map[string]string{"Content-Type": "text/plain;charset=UTF-8"},
+			body: Scenario(6), status: 415, accept: "application/json"},
+		{desc: "form post", method: "POST", path: "/api/share", header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			body: Scenario(6), status: 415, accept: "application/json"},
+		{desc: "no Content-Type", method: "POST", path: "/api/share", header: map[string]string{"Content-Type": ""},
+			body: Scenario(6), status: 415, accept: "application/json"},
+		{desc: "long Content-Type", method: "POST", path: "/api/share", header: map[string]string{"Content-Type": "application/" + long},
+			body: Scenario(6), status: 415, accept: "application/json", noEcho: long[:100]},
 		{desc: "unknown id", method: "GET", path: "/api/share/AAAAAAAAAAA", status: 404},
 		{desc: "malformed id", method: "GET", path: "/api/share/not*an*id", status: 404},
+		{desc: "long id", method: "GET", path: "/api/share/" + long, status: 404, noEcho: long[:100]},
 		{desc: "unknown page id", method: "GET", path: "/s/AAAAAAAAAAA", status: 404},
+		{desc: "long page id", method: "GET", path: "/s/" + long, status: 404, noEcho: long[:100]},
 		{desc: "unknown endpoint", method: "GET", path: "/api/nothing", status: 404},
+		{desc: "long endpoint", method: "GET", path: "/api/" + long, status: 404, noEcho: long[:100]},
 		{desc: "GET the share endpoint", method: "GET", path: "/api/share", status: 405, allow: "POST"},
 		{desc: "DELETE a share", method: "DELETE", path: "/api/share/AAAAAAAAAAA", status: 405, allow: "GET, HEAD"},
 		{desc: "POST a page", method: "POST", path: "/s/AAAAAAAAAAA", body: []byte("{}"), status: 405, allow: "GET, HEAD"},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			resp, body := Do(t, client, tc.method, base+tc.path, tc.body)
+			resp, body := DoHeader(t, client, tc.method, base+tc.path, tc.body, tc.header)
 			if resp.StatusCode != tc.status {
-				t.Fatalf("%s %s: %s, want %d; body %s", tc.method, tc.path, resp.Status, tc.status, body)
+				t.Fatalf("%s %.60s: %s, want %d; body %.300s", tc.method, tc.path, resp.Status, tc.status, body)
 			}
 			checkHeaders(t, resp)
 			if tc.allow != "" && resp.Header.Get("Allow") != tc.allow {
 				t.Errorf("Allow = %q, want %q", resp.Header.Get("Allow"), tc.allow)
+			}
+			if tc.accept != "" && resp.Header.Get("Accept") != tc.accept {
+				t.Errorf("Accept = %q, want %q", resp.Header.Get("Accept"), tc.accept)
+			}
+			if tc.noEcho != "" && bytes.Contains(body, []byte(tc.noEcho)) {
+				t.Errorf("the reply repeats the request (%d bytes): %.200s", len(body), body)
 			}
 			if tc.status == http.StatusOK || strings.HasPrefix(tc.path, "/s/") {
 				return
@@ -203,6 +271,9 @@ func Contract(t *testing.T, client *http.Client, base string, page []byte) {
 			}
 			if tc.field != "" && !strings.Contains(e.Error, tc.field) {
 				t.Errorf("error %q does not name the field %q", e.Error, tc.field)
+			}
+			if tc.status == http.StatusUnsupportedMediaType && !strings.Contains(e.Error, "application/json") {
+				t.Errorf("error %q does not say which type to send", e.Error)
 			}
 		})
 	}

@@ -5,7 +5,8 @@
 //
 // Precompressed siblings (*.gz, *.br) are left out: Workers assets compress on
 // their own, and the copies would only count against the upload. Dotfiles are
-// left out too.
+// left out too, and so are symbolic links that lead out of the bundle (see
+// Assemble).
 package assets
 
 import (
@@ -24,20 +25,27 @@ import (
 const maxAssetBytes = 25 << 20
 
 // Assemble recreates out from the bundle in static. It warns on warn when the
-// bundle has no wasm (the page would load but not start).
+// bundle has no wasm (the page would load but not start) and for each symbolic
+// link it leaves out.
+//
+// Files are read through os.Root, as `schedplay serve` serves them
+// (web.WithStaticDir): a symbolic link to a file inside the bundle is copied as
+// that file, and one that leads out of the bundle is left out, so the Worker
+// never publishes what the bundle only points at.
 func Assemble(static, out string, warn io.Writer) error {
 	if _, err := os.Stat(filepath.Join(static, "index.html")); err != nil {
 		return fmt.Errorf("%s has no index.html: build the playground first: %w", static, err)
 	}
+	root, err := os.OpenRoot(static)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	if err := os.RemoveAll(out); err != nil {
 		return err
 	}
 	wasm := false
-	err := filepath.WalkDir(static, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(static, path)
+	err = fs.WalkDir(root.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -48,17 +56,40 @@ func Assemble(static, out string, warn io.Writer) error {
 			}
 			return nil
 		}
-		dst := filepath.Join(out, rel)
+		dst := filepath.Join(out, filepath.FromSlash(rel))
 		switch {
 		case d.IsDir():
 			return os.MkdirAll(dst, 0o755)
 		case strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".br"):
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			// WalkDir does not follow links; opening one through the root does,
+			// and fails when the link leads out of the bundle.
 		case !d.Type().IsRegular():
 			return nil
 		}
+		in, err := root.Open(filepath.FromSlash(rel))
+		if err != nil {
+			if d.Type()&fs.ModeSymlink != 0 {
+				fmt.Fprintf(warn, "mkassets: warning: left out %s: a symbolic link that leads out of the bundle (%v)\n", rel, err)
+				return nil
+			}
+			return err
+		}
+		defer in.Close()
+		st, err := in.Stat()
+		if err != nil {
+			return err
+		}
+		if !st.Mode().IsRegular() {
+			fmt.Fprintf(warn, "mkassets: warning: left out %s: a symbolic link to a directory or special file\n", rel)
+			return nil
+		}
+		if st.Size() > maxAssetBytes {
+			return fmt.Errorf("%s is %d bytes, above Workers' per-asset limit of %d", filepath.Join(static, rel), st.Size(), maxAssetBytes)
+		}
 		wasm = wasm || strings.HasSuffix(name, ".wasm")
-		return copyFile(dst, path)
+		return copyFile(dst, in)
 	})
 	if err != nil {
 		return err
@@ -69,19 +100,8 @@ func Assemble(static, out string, warn io.Writer) error {
 	return os.WriteFile(filepath.Join(out, "_headers"), web.HeadersFile(), 0o644)
 }
 
-func copyFile(dst, src string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if st.Size() > maxAssetBytes {
-		return fmt.Errorf("%s is %d bytes, above Workers' per-asset limit of %d", src, st.Size(), maxAssetBytes)
-	}
+// copyFile copies in to a new file dst.
+func copyFile(dst string, in io.Reader) error {
 	outf, err := os.Create(dst)
 	if err != nil {
 		return err

@@ -25,7 +25,9 @@ func TestAssemble(t *testing.T) {
 	for _, tc := range []struct {
 		desc    string
 		static  map[string]string
-		want    []string // files that must be in out (besides _headers)
+		links   map[string]string // symbolic link -> target; "OUTSIDE" stands for a file outside the bundle
+		want    []string          // files that must be in out (besides _headers)
+		linked  map[string]string // copied links -> the file whose content they must have
 		absent  []string
 		warn    string // substring of the warning, "" for none
 		wantErr string
@@ -35,6 +37,16 @@ func TestAssemble(t *testing.T) {
 			static: map[string]string{"index.html": "<p>", "app.js": "1", "schedplay.wasm": "\x00asm", "schedplay.wasm.gz": "gz", "x.br": "br", ".gitignore": "*", "img/logo.svg": "<svg/>"},
 			want:   []string{"index.html", "app.js", "schedplay.wasm", "img/logo.svg"},
 			absent: []string{"schedplay.wasm.gz", "x.br", ".gitignore"},
+		},
+		{
+			desc:   "symbolic links",
+			static: map[string]string{"index.html": "<p>", "app.js": "1", "schedplay.wasm": "\x00asm", "img/logo.svg": "<svg/>"},
+			links: map[string]string{"inside.js": "app.js", "img/up.js": "../app.js", "out.txt": "OUTSIDE",
+				"img/out.txt": "../../outside/secret.txt", "imglink": "img"},
+			want:   []string{"index.html", "app.js"},
+			linked: map[string]string{"inside.js": "app.js", "img/up.js": "app.js"},
+			absent: []string{"out.txt", "img/out.txt", "imglink"},
+			warn:   "leads out of the bundle",
 		},
 		{
 			desc:   "no wasm warns",
@@ -49,8 +61,19 @@ func TestAssemble(t *testing.T) {
 		},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			static, out := t.TempDir(), filepath.Join(t.TempDir(), "assets")
+			top := t.TempDir()
+			static, out := filepath.Join(top, "static"), filepath.Join(top, "assets")
 			writeTree(t, static, tc.static)
+			secret := filepath.Join(top, "outside", "secret.txt")
+			writeTree(t, filepath.Dir(secret), map[string]string{"secret.txt": "secret"})
+			for link, target := range tc.links {
+				if target == "OUTSIDE" {
+					target = secret
+				}
+				if err := os.Symlink(target, filepath.Join(static, filepath.FromSlash(link))); err != nil {
+					t.Skipf("no symbolic links here: %v", err)
+				}
+			}
 			// A stale file from an earlier build must not survive.
 			writeTree(t, out, map[string]string{"stale.js": "old"})
 			var warn bytes.Buffer
@@ -68,6 +91,12 @@ func TestAssemble(t *testing.T) {
 				got, err := os.ReadFile(filepath.Join(out, name))
 				if err != nil || string(got) != tc.static[name] {
 					t.Errorf("%s: %q, %v; want a copy", name, got, err)
+				}
+			}
+			for link, file := range tc.linked {
+				got, err := os.ReadFile(filepath.Join(out, link))
+				if err != nil || string(got) != tc.static[file] {
+					t.Errorf("%s: %q, %v; want a copy of %s", link, got, err, file)
 				}
 			}
 			for _, name := range append(tc.absent, "stale.js") {
