@@ -66,8 +66,8 @@ func (r ThreadRole) String() string {
 type IPIKind uint8
 
 const (
-	IPIWakeup IPIKind = iota // a remote wake (section 1)
-	IPIPull                  // idle CPU asks a busy one to donate (section 2)
+	IPIWakeup IPIKind = iota // a remote wake (OSv wake_impl)
+	IPIPull                  // idle CPU asks a busy one to donate (idle pull)
 	IPIDonate                // the victim's unconditional wakeup after donating
 	numIPIKinds
 )

@@ -3,12 +3,13 @@ package engine
 // Per-CPU kernel threads: OSv's load_balance thread and the guest's own wake
 // sources (timers, device and housekeeping interrupts).
 //
-// load_balance (section 1): a pinned thread per CPU, woken every BalanceIntervalMs,
-// that preempts like any woken thread, so the load it sees counts the thread it
-// preempted. If the least loaded CPU (the first with the smallest load, ties to the
-// lowest id) has a load below this CPU's load minus one, it pushes one migratable
-// thread (the runqueue's tail) there: at most one migration per CPU per interval,
-// judged on an instantaneous sample.
+// load_balance (docs/mechanisms.md, Baseline; OSv's cpu::load_balance()): a pinned
+// thread per CPU, started at boot (smp_launch), that sleeps BalanceIntervalMs from
+// the end of each pass and then competes like any woken thread, so the load it sees
+// counts the thread it preempted. If the least loaded CPU (std::min_element: the
+// first with the smallest load, ties to the lowest id) has a load below this CPU's
+// load minus one, it pushes one migratable thread (the runqueue's tail) there: at
+// most one migration per CPU per interval, judged on an instantaneous sample.
 
 const (
 	progBalancer = iota + 1000
@@ -70,7 +71,9 @@ func (s *Sim) kernelNext(t *thread) (int64, bool) {
 	return 0, true
 }
 
-// loadBalance is one load_balance pass on c (its balancer thread is running).
+// loadBalance is one pass of cpu::load_balance() on c (its balancer thread is
+// running). c.load() counts the threads queued, plus one for the idle thread that
+// sits in OSv's runqueue while the balancer runs: OSv's runqueue.size().
 func (s *Sim) loadBalance(c *cpu) {
 	mine := c.load()
 	least := s.cpus[0]

@@ -1,103 +1,161 @@
 package engine
 
 import (
+	"fmt"
+	"maps"
 	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 )
 
-// Calibration: each example's published A/B, asserted for direction and rough
-// magnitude over the example's own window (10 s measured after 4 s of warm-up for
-// the request-server cases). No engine constant is set per test: the scenarios
-// differ only in workload parameters documented in their files. Where the model
-// misses a published figure, docs/calibration.md says so; these tests assert only
-// what the mechanisms are claimed to do.
+// The published A/B changes, run cheaply: in the late window (30-60 s), where a
+// start-up transient cannot pass for the steady state, at two seeds for the
+// changes the model reproduces and one for those it misses. Each row asserts the
+// published direction (up, down, or a wash within 15%); docs/calibration.md has the
+// full check (five seeds, both windows, every cost at -25% and +25%, and the
+// magnitudes). A change the model misses is listed with its reason and asserted to
+// still miss, so the list stays true: if a model change makes it hit, move it.
+// Nothing here is tuned: the scenarios are the examples, unchanged.
 
 func skipSlow(t *testing.T) {
 	t.Helper()
 	if testing.Short() || runtime.GOOS == "js" {
-		t.Skip("calibration runs simulate tens of seconds; skipped in -short and under wasm (determinism is covered by the golden test)")
+		t.Skip("calibration runs simulate a minute each; skipped in -short and under wasm (determinism is covered by the golden test)")
 	}
 }
 
-func TestCalibrationTPCBPull(t *testing.T) {
+// runLate runs an example's arm with extra knob settings to 60 s and returns the
+// late window's results (the whole run for a workload that finishes).
+func runLate(name, arm string, seed int, sets ...string) (Results, error) {
+	data, err := examples().ReadFile(name + ".json")
+	if err != nil {
+		return Results{}, err
+	}
+	base, err := DecodeScenario(data)
+	if err != nil {
+		return Results{}, err
+	}
+	var all []string
+	for _, a := range base.Arms {
+		if a.Name == arm {
+			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
+				all = append(all, k+"="+a.Set[k])
+			}
+		}
+	}
+	all = append(append(all, sets...), fmt.Sprintf("seed=%d", seed))
+	if base.Workload.Kind != WorkloadHackbench {
+		all = append(all, "duration_ms=60000")
+	}
+	sc, err := DecodeScenario(data, all...)
+	if err != nil {
+		return Results{}, err
+	}
+	if base.Workload.Kind == WorkloadHackbench {
+		return Run(sc)
+	}
+	rs, err := RunWindows(sc, []Window{{FromMs: 30_000, ToMs: 60_000}}) // calibration's late window
+	if err != nil {
+		return Results{}, err
+	}
+	return rs[0], nil
+}
+
+func changeDirection(c float64) string {
+	switch {
+	case c != c:
+		return "n/a"
+	case c > 1.15:
+		return "up"
+	case c < 1/1.15:
+		return "down"
+	}
+	return "wash"
+}
+
+// lateRuns shares runs between rows about the same arms (TPC-B's 64-client
+// throughput and latency, durable-write's four metrics).
+type lateRuns struct {
+	mu   sync.Mutex
+	runs map[string]func() (Results, error)
+}
+
+func (l *lateRuns) get(t *testing.T, name, arm string, seed int, sets ...string) Results {
+	t.Helper()
+	key := fmt.Sprintf("%s|%s|%d|%s", name, arm, seed, strings.Join(sets, " "))
+	l.mu.Lock()
+	run, ok := l.runs[key]
+	if !ok {
+		run = sync.OnceValues(func() (Results, error) { return runLate(name, arm, seed, sets...) })
+		l.runs[key] = run
+	}
+	l.mu.Unlock()
+	r, err := run()
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, arm, err)
+	}
+	return r
+}
+
+func TestCalibrationDirections(t *testing.T) {
 	skipSlow(t)
+	runs := &lateRuns{runs: map[string]func() (Results, error){}}
+	throughput := func(r Results) float64 { return r.ThroughputPerS }
 	for _, tc := range []struct {
-		desc    string
-		clients string
-		wash    bool
+		example, a, b string
+		sets          []string
+		metric        string
+		value         func(Results) float64
+		published     string // the published direction of b / a
+		miss          string // why the model misses it, or "" when it must hit
 	}{
-		{"well below the vCPU count pull is a wash", "8", true},
-		{"below the vCPU count pull is a wash", "16", true},
-		{"2x oversubscribed the off arm collapses", "64", false},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=8"}, "throughput", throughput, "wash", ""},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=16"}, "throughput", throughput, "wash", ""},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=32"}, "throughput", throughput, "wash", ""},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=64"}, "throughput", throughput, "up",
+			"under OSv's rules the off arm's backends leave vCPU 0 within seconds and settle on the ten lowest vCPUs, which their 30 us statements do not saturate (docs/model-notes.md)"},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=64"}, "mean latency", func(r Results) float64 { return r.LatencyUs.Mean }, "down",
+			"as the 64-client throughput"},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=96"}, "throughput", throughput, "up",
+			"no lasting collapse, and no lock contention in the model's TPC-B, which is what makes the published on arm degrade at 96 clients"},
+		{"pgbench-ro", "pull off", "pull on", []string{"workload.clients=16"}, "throughput", throughput, "up",
+			"on 8 vCPUs the off arm's backends spread within 2 s; 32 and 48 clients behave alike (docs/calibration.md)"},
+		{"durable-write", "fixed 10000", "adaptive", nil, "halt exits", func(r Results) float64 { return r.HaltExitsPerS }, "down", ""},
+		{"durable-write", "fixed 10000", "adaptive", nil, "wake-to-run", func(r Results) float64 { return r.WakeToRunUs.Mean }, "down", ""},
+		{"durable-write", "fixed 10000", "adaptive", nil, "throughput", throughput, "up",
+			"with host halt polling catching most wakes and no host contention, the spin saves little: +11% (docs/model-notes.md)"},
+		{"hackbench", "old rule", "new rule", nil, "elapsed", func(r Results) float64 { return r.ElapsedS }, "down", ""},
+		{"hackbench", "old rule", "linux", nil, "elapsed", func(r Results) float64 { return r.ElapsedS }, "down", ""},
+		{"hackbench", "new rule", "linux", nil, "elapsed", func(r Results) float64 { return r.ElapsedS }, "wash", ""},
 	} {
-		t.Run(tc.desc, func(t *testing.T) {
-			off := runExample(t, "tpcb-32vcpu", "pull off", "workload.clients="+tc.clients)
-			on := runExample(t, "tpcb-32vcpu", "pull on", "workload.clients="+tc.clients)
-			ratio := on.ThroughputPerS / off.ThroughputPerS
-			t.Logf("clients %s: off %.0f/s (%.1f busy), on %.0f/s (%.1f busy), ratio %.2f",
-				tc.clients, off.ThroughputPerS, off.BusyVCPUsMean, on.ThroughputPerS, on.BusyVCPUsMean, ratio)
-			if tc.wash {
-				if ratio < 0.85 || ratio > 1.15 {
-					t.Errorf("on/off throughput = %.2f, want a wash within 15%%", ratio)
+		name := fmt.Sprintf("%s %v %s %s over %s", tc.example, tc.sets, tc.metric, tc.b, tc.a)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			seeds := 2
+			if tc.miss != "" {
+				seeds = 1
+			}
+			for seed := 1; seed <= seeds; seed++ {
+				va := tc.value(runs.get(t, tc.example, tc.a, seed, tc.sets...))
+				vb := tc.value(runs.get(t, tc.example, tc.b, seed, tc.sets...))
+				got := changeDirection(vb / va)
+				t.Logf("seed %d: %s %.4g -> %.4g (%.2fx, %s; published %s)", seed, tc.metric, va, vb, vb/va, got, tc.published)
+				switch {
+				case tc.miss == "" && got != tc.published:
+					t.Errorf("seed %d: the model's change is %s, published %s", seed, got, tc.published)
+				case tc.miss != "" && got == tc.published:
+					t.Errorf("seed %d: listed as a miss (%s) but the model now goes %s as published: update the list", seed, tc.miss, got)
 				}
-				return
-			}
-			if ratio < 2 {
-				t.Errorf("on/off throughput = %.2f, want at least 2x", ratio)
-			}
-			if off.BusyVCPUsMean > 4 {
-				t.Errorf("off arm keeps %.1f vCPUs busy, want a collapse to a few", off.BusyVCPUsMean)
-			}
-			if on.BusyVCPUsMean < 3*off.BusyVCPUsMean {
-				t.Errorf("on arm busy %.1f vs off %.1f: want the idle vCPUs to come alive", on.BusyVCPUsMean, off.BusyVCPUsMean)
-			}
-			if on.LatencyUs.Mean >= off.LatencyUs.Mean/2 {
-				t.Errorf("mean latency off %.0f us -> on %.0f us, want at least halved", off.LatencyUs.Mean, on.LatencyUs.Mean)
-			}
-			// The collapse outlasts the window: even the last second of the off arm
-			// is below the on arm's mean (the model's off arm creeps up slowly,
-			// where the published one stayed flat; see docs/calibration.md).
-			last := off.Series[len(off.Series)-1].ThroughputPerS
-			if last >= on.ThroughputPerS {
-				t.Errorf("off arm recovered to %.0f/s by the end (on arm %.0f/s); the collapse should outlast the window", last, on.ThroughputPerS)
 			}
 		})
 	}
 }
 
-// At the vCPU count the published runs were a wash (+2%). The model's off arm is
-// still leaving its collapse at the end of the window (docs/calibration.md marks
-// the miss); what the model does claim is that it recovers, unlike at 64 clients.
-func TestCalibrationTPCBAtVCPUCountRecovers(t *testing.T) {
-	skipSlow(t)
-	off := runExample(t, "tpcb-32vcpu", "pull off", "workload.clients=32")
-	first, last := off.Series[0].ThroughputPerS, off.Series[len(off.Series)-1].ThroughputPerS
-	t.Logf("off arm at 32 clients: %.0f/s in the first second, %.0f/s in the last", first, last)
-	if last < 2*first {
-		t.Errorf("off arm at the vCPU count went from %.0f to %.0f/s: want it to recover from the start-up collapse", first, last)
-	}
-}
-
-func TestCalibrationDurableWriteAdaptiveSpin(t *testing.T) {
-	skipSlow(t)
-	fixed := runExample(t, "durable-write", "fixed 10000")
-	adaptive := runExample(t, "durable-write", "adaptive")
-	t.Logf("fixed: %.0f ops/s, %.0f halts/s, wake-to-run %.1f us; adaptive: %.0f ops/s, %.0f halts/s, wake-to-run %.1f us",
-		fixed.ThroughputPerS, fixed.HaltExitsPerS, fixed.WakeToRunUs.Mean,
-		adaptive.ThroughputPerS, adaptive.HaltExitsPerS, adaptive.WakeToRunUs.Mean)
-	// Published: 4x fewer halt exits and +65% throughput. The model gets the
-	// direction of all three but not the size (docs/calibration.md).
-	if adaptive.HaltExitsPerS >= fixed.HaltExitsPerS {
-		t.Errorf("halt exits %.0f -> %.0f/s, want fewer with adaptive spin", fixed.HaltExitsPerS, adaptive.HaltExitsPerS)
-	}
-	if adaptive.ThroughputPerS <= fixed.ThroughputPerS {
-		t.Errorf("adaptive %.0f ops/s does not beat fixed %.0f", adaptive.ThroughputPerS, fixed.ThroughputPerS)
-	}
-	if adaptive.WakeToRunUs.Mean >= fixed.WakeToRunUs.Mean {
-		t.Errorf("wake-to-run %.1f -> %.1f us, want lower with adaptive spin", fixed.WakeToRunUs.Mean, adaptive.WakeToRunUs.Mean)
-	}
-}
-
+// TestCalibrationIdleGuestWindowDecays: on a genuinely idle guest the adaptive
+// window decays to the floor and costs much less host CPU than a fixed 10000 spin
+// (published qualitatively, so this is not in the document's rows).
 func TestCalibrationIdleGuestWindowDecays(t *testing.T) {
 	skipSlow(t)
 	fixed := runExample(t, "idle-guest", "fixed 10000")
@@ -109,30 +167,5 @@ func TestCalibrationIdleGuestWindowDecays(t *testing.T) {
 	// The window starts at the 100000 cap and must decay on an idle guest.
 	if adaptive.SpinWindowMean > 10000 {
 		t.Errorf("mean adaptive window %.0f, want decayed far below the cap", adaptive.SpinWindowMean)
-	}
-}
-
-// hackbench under scx_simple: the old WAKE_SYNC rule runs at one CPU's speed
-// (several times slower than the new rule, roughly the CPU count), and the new
-// rule is close to the Linux reference. Published: 2.944 s, 0.348 s, 0.345-0.352 s.
-func TestCalibrationHackbenchWakeSync(t *testing.T) {
-	skipSlow(t)
-	old := runExample(t, "hackbench", "old rule")
-	nw := runExample(t, "hackbench", "new rule")
-	lx := runExample(t, "hackbench", "linux")
-	t.Logf("elapsed: old %.3f s (%.1f busy), new %.3f s (%.1f busy), linux %.3f s", old.ElapsedS, old.BusyVCPUsMean, nw.ElapsedS, nw.BusyVCPUsMean, lx.ElapsedS)
-	for _, r := range []Results{old, nw, lx} {
-		if r.ElapsedS <= 0 {
-			t.Fatal("hackbench did not finish within the horizon")
-		}
-	}
-	if old.ElapsedS < 4*nw.ElapsedS {
-		t.Errorf("old/new = %.2f, want several times slower (published 8.5x on 8 CPUs)", old.ElapsedS/nw.ElapsedS)
-	}
-	if old.BusyVCPUsMean > 1.5 {
-		t.Errorf("old rule keeps %.1f CPUs busy; every task should pile onto the parent's CPU", old.BusyVCPUsMean)
-	}
-	if r := nw.ElapsedS / lx.ElapsedS; r < 0.8 || r > 1.25 {
-		t.Errorf("new rule / linux = %.2f, want close to the Linux reference", r)
 	}
 }

@@ -6,13 +6,15 @@ import (
 )
 
 // CPUs and threads, and the life of a thread on a CPU: dispatch, steps, blocking,
-// preemption (section 1 of MECHANISMS.md).
+// preemption (docs/mechanisms.md, Baseline; OSv's cpu::reschedule_from_interrupt()
+// and thread_runtime in core/sched.cc).
 //
 // A thread runs in steps. Its workload decides, at the end of each step, what the
 // thread does (wake others, block) and how long its next step is. The end of a step
 // is a reschedule point: the CPU drains its incoming list and lets a queued thread
-// with lower decayed runtime preempt (after the hysteresis credit). Interrupts
-// (IPIs, device, timers) pause the current step and may preempt at their exit.
+// with lower decayed runtime preempt (the running thread has borrowed the
+// hysteresis). Interrupts (IPIs, device, timers) pause the current step and
+// reschedule at their exit; the preemption timer is one of them.
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }
 

@@ -1,6 +1,6 @@
 package engine
 
-// The hackbench workload (MECHANISMS.md section 4; rt-tests hackbench over Unix
+// The hackbench workload (docs/mechanisms.md, WAKE_SYNC; rt-tests hackbench over Unix
 // stream sockets). Per group, FDs senders each write Loops messages to every one
 // of the group's FDs receivers; each receiver has one buffer shared by its group's
 // senders, holding SocketMessages messages. A write that gives data to a blocked

@@ -1,13 +1,15 @@
 package engine
 
-// The idle loop and halting (sections 1 and 3 of MECHANISMS.md).
+// The idle loop and halting (docs/mechanisms.md, Baseline and Adaptive idle spin;
+// OSv's cpu::do_idle(), KVM's kvm_vcpu_halt()).
 //
 // An idle CPU first asks the policy whether to pull work (idle pull, idlepull.go),
 // then spins for its window, polling the incoming list, then halts. On bare metal a
 // halt is cheap. Under KVM it is a VM exit: the host halt-polls for its per-vCPU
-// window (halt_poll_ns, grows x2 from the start value, shrinks /2) unless another host
-// task becomes runnable first; a wake that arrives after the poll ends pays the full
-// halted-vCPU wake (the host schedules the vCPU back in).
+// window (grow_halt_poll_ns() x2 from the start value, shrink_halt_poll_ns() /2)
+// unless another host task becomes runnable first (single_task_running()); a wake
+// that arrives after the poll ends pays the full halted-vCPU wake (the host
+// schedules the vCPU back in).
 //
 // Invariant: a CPU in the idle loop has an empty runqueue when it starts spinning or
 // halts; anything queued to it arrives through incoming plus a notice or an IPI.
@@ -53,7 +55,7 @@ func (s *Sim) spinNotice(c *cpu) {
 	s.pickNext(c)
 }
 
-// caughtWake applies section 3's rule for a wake caught while spinning.
+// caughtWake applies the adaptive spin's rule for a wake caught while spinning.
 func (s *Sim) caughtWake(c *cpu) {
 	c.haltStreak = 0
 	if s.sc.Sched.IdleSpin.Adaptive && c.spinWindow != s.spinCap {

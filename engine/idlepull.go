@@ -1,6 +1,7 @@
 package engine
 
-// Idle-CPU pull (section 2 of MECHANISMS.md, OSv pull request 1472).
+// Idle-CPU pull (docs/mechanisms.md, Idle-CPU pull; OSv pull request 1472:
+// cpu::try_pull_from_busiest() and cpu::donate_to_puller()).
 //
 // Problem: with one waker fanning out to more workers than vCPUs, workers pile up on
 // a few home CPUs while the rest halt, and the 100 ms push balancer rarely sees a

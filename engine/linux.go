@@ -1,6 +1,7 @@
 package engine
 
-// An EEVDF-like Linux reference policy (MECHANISMS.md section 4), for comparing
+// An EEVDF-like Linux reference policy (docs/mechanisms.md, The Linux reference;
+// kernel/sched/fair.c), for comparing
 // sched_ext's rules with what the default scheduler does on the same workload.
 //
 // Modelled: wake-affine placement (a sync wakeup from a CPU running only the waker

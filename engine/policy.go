@@ -10,9 +10,10 @@ package engine
 //     requeue and pick;
 //   - the idle loop asks idleEnter before spinning, and a pull IPI runs servePull.
 //
-// osvPolicy implements MECHANISMS.md sections 1-3, scxSimplePolicy (wakesync.go)
-// section 4's sched_ext scx_simple with the old or new WAKE_SYNC rule, and
-// linuxPolicy (linux.go) an EEVDF-like reference.
+// osvPolicy implements OSv's scheduler with idle pull (docs/mechanisms.md,
+// Baseline and Idle-CPU pull), scxSimplePolicy (wakesync.go) sched_ext's scx_simple
+// with the old or new WAKE_SYNC rule, and linuxPolicy (linux.go) an EEVDF-like
+// reference.
 type policy interface {
 	// placeWake decides where woken thread t goes; from is the waker's CPU (-1
 	// for a wake from outside), sync marks WAKE_SYNC.

@@ -100,14 +100,15 @@ type Costs struct {
 
 // Sched selects the guest scheduler policy and its mechanisms.
 type Sched struct {
-	// Policy is the scheduler: "osv" (MECHANISMS.md sections 1-3), "scx_simple"
-	// (sched_ext's example scheduler, section 4) or "linux" (an EEVDF-like reference).
+	// Policy is the scheduler: "osv" (OSv's, with idle pull and adaptive spin),
+	// "scx_simple" (sched_ext's example scheduler) or "linux" (an EEVDF-like
+	// reference); docs/mechanisms.md describes each.
 	Policy string `json:"policy"`
 	// WakeSync is scx_select_cpu_dfl's WAKE_SYNC rule: "old" (migrate to the waker's
 	// CPU when any CPU is idle) or "new" (only if the waker CPU's local queue is
 	// empty too). Only scx_simple uses it.
 	WakeSync string `json:"wake_sync"`
-	// WakePull enables idle-CPU pull (OSV_WAKE_PULL=1), section 2.
+	// WakePull enables idle-CPU pull (OSV_WAKE_PULL=1).
 	WakePull bool     `json:"wake_pull"`
 	IdleSpin IdleSpin `json:"idle_spin"`
 	// BalanceIntervalMs is the push load balancer's period; 0 disables it.
@@ -125,7 +126,7 @@ type Sched struct {
 	ScxSliceUs int64 `json:"scx_slice_us"`
 }
 
-// IdleSpin is the idle loop's spin window (section 3). With Adaptive false the
+// IdleSpin is the idle loop's spin window (adaptive idle spin). With Adaptive false the
 // window is fixed at Cap iterations.
 type IdleSpin struct {
 	Adaptive bool  `json:"adaptive"`
@@ -207,8 +208,8 @@ type Workload struct {
 	Hackbench       Hackbench `json:"hackbench"`
 }
 
-// Hackbench is rt-tests' hackbench over Unix stream sockets (MECHANISMS.md
-// section 4): per group, Senders senders each write Loops messages to every one of
+// Hackbench is rt-tests' hackbench over Unix stream sockets (docs/mechanisms.md,
+// WAKE_SYNC): per group, Senders senders each write Loops messages to every one of
 // the group's Senders receivers.
 type Hackbench struct {
 	Groups int `json:"groups"`
@@ -308,7 +309,7 @@ func DefaultScenario() Scenario {
 }
 
 // platformCosts returns the documented default costs of a platform
-// (MECHANISMS.md section 5).
+// (docs/mechanisms.md, Costs: each value's source is there).
 func platformCosts(platform string) Costs {
 	c := Costs{
 		ContextSwitchNs:  1500,  // 1-2.5 µs

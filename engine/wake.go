@@ -1,12 +1,14 @@
 package engine
 
-// Wakeups, IPIs and interrupts (section 1 of MECHANISMS.md).
+// Wakeups, IPIs and interrupts (docs/mechanisms.md, Baseline; OSv's
+// thread::wake_impl(), cpu::send_wakeup_ipi() and arch/x64/exceptions.cc's
+// interrupt()).
 //
 // A woken thread goes where the policy places it (OSv: its home CPU). A wake for
-// another CPU goes on that CPU's incoming list and sends a wakeup IPI only if the
-// target is not spinning in its idle loop, its load is at most 1, and no wake IPI
-// is already pending there (the three suppression conditions); otherwise the target
-// finds the thread at its next reschedule point or while it spins.
+// another CPU goes on that CPU's incoming list and sends a wakeup IPI only if no wake
+// was already waiting there, the target is not spinning in its idle loop, and its
+// load is at most 1 (the three suppression conditions); otherwise the target finds
+// the thread at its next reschedule point or while it spins.
 //
 // Invariant: a thread is in exactly one place: blocked, on one CPU's incoming list,
 // in one runqueue, or running on one CPU.

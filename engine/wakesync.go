@@ -1,7 +1,8 @@
 package engine
 
-// WAKE_SYNC migration in sched_ext (section 4 of MECHANISMS.md): scx_simple with
-// scx_select_cpu_dfl's old or new WAKE_SYNC rule.
+// WAKE_SYNC migration in sched_ext (docs/mechanisms.md, WAKE_SYNC): scx_simple
+// (tools/sched_ext/scx_simple.bpf.c) with scx_select_cpu_dfl's
+// (kernel/sched/ext_idle.c) old or new WAKE_SYNC rule.
 //
 // scx_simple keeps a FIFO local queue per CPU (the CPU's runqueue here) and one
 // shared queue in vtime order. A woken task for which select_cpu finds an idle

@@ -3,7 +3,10 @@ package engine
 // Workloads: the threads and what each does at the end of every step.
 //
 // request_server models a database server behind a single-queue NIC: one RX thread
-// pinned to workload.waker_cpu wakes the backend of each request; backends are
+// on workload.waker_cpu wakes the backend of each request. It is virtio-net's RX
+// thread (drivers/virtio-net.cc): priority_infinity (workload.rx_priority), so it
+// runs whenever it is runnable, and it stays on its CPU (its MSI-X interrupt
+// follows it, and it is never queued long enough to be taken); backends are
 // created by one spawner thread pinned to workload.spawn_cpu (a new thread starts on
 // its creator's CPU); N closed-loop clients send a request, wait for the response,
 // and send the next, with a network round trip outside the guest. Optionally each
@@ -50,6 +53,8 @@ const (
 )
 
 // commitLog is the log-commit thread and its batch state, shared by both workloads.
+// A chain broadcast is OSv's condvar::wake_all() (core/condvar.cc): waiters are
+// handed the mutex one at a time, each waking the next as it passes it on.
 type commitLog struct {
 	thr     *thread
 	waiting []*thread // writers waiting for the next batch

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json"
+
 	"schedplay/engine"
 )
 
@@ -47,7 +49,7 @@ const (
 func (a *app) cmdCalibrate(args []string) error {
 	fs := a.newFlagSet("calibrate", "[--out docs/calibration.md] [--check] [--quick] [--jobs N]")
 	out := fs.String("out", "docs/calibration.md", "the markdown `file` to write (- for stdout)")
-	check := fs.Bool("check", false, "run nothing; exit 1 if the file was not generated from the current engine, examples and calibration code")
+	check := fs.Bool("check", false, "probe the engine briefly; exit 1 if the file was not generated from the engine's current behaviour, examples and calibration code")
 	quick := fs.Bool("quick", false, "one seed and no cost variations (a preview; --check refuses the result)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "run up to `N` simulations in parallel")
 	pos, err := parse(fs, args, a)
@@ -60,7 +62,7 @@ func (a *app) cmdCalibrate(args []string) error {
 	if *jobs < 1 {
 		return &usageError{fs, fmt.Errorf("calibrate: --jobs %d: need at least 1", *jobs)}
 	}
-	fp, err := a.fingerprint()
+	fp, err := a.fingerprint(*jobs)
 	if err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func inputsLine(doc []byte) (digest, plan string, ok bool) {
 }
 
 // checkCalibration is --check: the full run takes tens of minutes, so CI checks
-// that the document was generated, in full, from the files it depends on now.
+// that the document was generated, in full, from what it depends on now.
 func (a *app) checkCalibration(out, fp string) error {
 	onDisk, err := os.ReadFile(out)
 	if err != nil {
@@ -119,36 +121,35 @@ func (a *app) checkCalibration(out, fp string) error {
 	case plan != fullPlan.name:
 		return &exitError{1, fmt.Errorf("%s comes from a --quick run: regenerate it with task calibrate", out)}
 	case digest != fp:
-		return &exitError{1, fmt.Errorf("%s is out of date (the engine, the examples or the calibration code changed since it was generated): regenerate it with task calibrate", out)}
+		return &exitError{1, fmt.Errorf("%s is out of date (the engine behaves differently, or the examples or the calibration code changed, since it was generated): regenerate it with task calibrate", out)}
 	}
 	fmt.Fprintf(a.stderr, "calibrate: %s is up to date\n", out)
 	return nil
 }
 
-// fingerprint digests everything the document depends on: the engine's and the
-// calibration's code and the examples, read from the source tree (a.sources).
-func (a *app) fingerprint() (string, error) {
+// probeMs is how much simulated time each point's probe run covers.
+const probeMs = 3000
+
+// fingerprint digests what the document depends on: the calibration code (read
+// from the source tree, a.sources), the examples, and the engine's behaviour,
+// probed by running every published point at seed 1 for its first probeMs. A
+// change that only moves comments or code leaves the probe's results, and so the
+// document, as they are; a change in what the engine does changes them (every
+// event is counted, so a different event order shows).
+func (a *app) fingerprint(jobs int) (string, error) {
 	if a.sources == nil {
 		return "", errors.New("calibrate: no source tree to fingerprint")
 	}
-	var names []string
-	for _, pattern := range []string{"engine/*.go", "examples/*.json", "cmd/schedplay/cal*.go"} {
-		m, err := fs.Glob(a.sources, pattern)
-		if err != nil {
-			return "", err
-		}
-		for _, n := range m {
-			if !strings.HasSuffix(n, "_test.go") {
-				names = append(names, n)
-			}
-		}
+	code, err := fs.Glob(a.sources, "cmd/schedplay/cal*.go")
+	if err != nil {
+		return "", err
 	}
-	if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "engine/") }) {
-		return "", errors.New("calibrate: engine/*.go not found: run it from the repository root")
+	code = slices.DeleteFunc(code, func(n string) bool { return strings.HasSuffix(n, "_test.go") })
+	if len(code) == 0 {
+		return "", errors.New("calibrate: cmd/schedplay/cal*.go not found: run it from the repository root")
 	}
-	slices.Sort(names)
 	h := sha256.New()
-	for _, n := range names {
+	for _, n := range code {
 		data, err := fs.ReadFile(a.sources, n)
 		if err != nil {
 			return "", err
@@ -157,6 +158,32 @@ func (a *app) fingerprint() (string, error) {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 		fmt.Fprintf(h, "%s %d\n", n, len(data))
 		h.Write(data)
+	}
+	cases, err := a.calCases(quickPlan)
+	if err != nil {
+		return "", err
+	}
+	var js []job
+	for _, c := range cases {
+		fmt.Fprintf(h, "examples/%s %d\n", c.file, len(c.data))
+		h.Write(c.data)
+		for _, p := range c.points {
+			sets := append(slices.Clone(p.sets), "seed=1", fmt.Sprintf("duration_ms=%d", min(probeMs, c.sc.DurationMs)), "warmup_ms=0")
+			sc, err := engine.DecodeScenario(c.data, sets...)
+			if err != nil {
+				return "", fmt.Errorf("examples/%s: published.%d: %w", c.file, p.index, err)
+			}
+			js = append(js, job{label: fmt.Sprintf("examples/%s published.%d (probe)", c.file, p.index), sc: sc})
+		}
+	}
+	res, err := a.runAll(js, jobs)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range res {
+		if err := json.MarshalWrite(h, r, json.Deterministic(true)); err != nil {
+			return "", err
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -66,13 +66,15 @@ func TestCalibrationDocument(t *testing.T) {
 	}
 }
 
-// TestCalibrateCheck: --check passes on a file generated from the current sources
-// and fails (exit 1, not 2) on a missing, stale or --quick one, without rewriting it.
+// TestCalibrateCheck: --check passes on a file generated from the current
+// engine behaviour and sources, and fails (exit 1, not 2) on a missing, stale or
+// --quick one, without rewriting it.
 func TestCalibrateCheck(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "docs", "calibration.md")
 	src := fakeSources()
+	sim := fakeSim
 	run := func(args ...string) (int, string) {
-		a := newTestApp(t, fakeSim)
+		a := newTestApp(t, sim)
 		a.sources = src
 		code := a.main(append([]string{"calibrate", "--out", out, "--jobs", "2"}, args...))
 		return code, a.errOut.String()
@@ -92,22 +94,38 @@ func TestCalibrateCheck(t *testing.T) {
 	if code, errS := run("--check"); code != 0 {
 		t.Errorf("check of a fresh file: exit %d, %s", code, errS)
 	}
-	// A test file is not an input; an engine file is.
-	src["engine/sim_test.go"] = &fstest.MapFile{Data: []byte("package engine // changed\n")}
+	// A test file is not an input.
+	src["cmd/schedplay/calibrate_test.go"] = &fstest.MapFile{Data: []byte("package main // changed\n")}
 	if code, errS := run("--check"); code != 0 {
 		t.Errorf("check after a test-only change: exit %d, %s", code, errS)
 	}
 	before, _ := os.ReadFile(out)
-	src["engine/sim.go"] = &fstest.MapFile{Data: []byte("package engine // changed\n")}
-	code, errS := run("--check")
-	if code != 1 || !strings.Contains(errS, "is out of date") {
-		t.Errorf("check after an engine change: exit %d, %q", code, errS)
+	for _, tc := range []struct {
+		desc   string
+		change func()
+		undo   func()
+	}{
+		{"the engine behaves differently", func() {
+			sim = func(sc engine.Scenario) (engine.Results, error) {
+				r, err := fakeSim(sc)
+				r.Events++
+				return r, err
+			}
+		}, func() { sim = fakeSim }},
+		{"the calibration code changed", func() {
+			src["cmd/schedplay/calibrate.go"] = &fstest.MapFile{Data: []byte("package main // changed\n")}
+		}, func() { src["cmd/schedplay/calibrate.go"] = fakeSources()["cmd/schedplay/calibrate.go"] }},
+	} {
+		tc.change()
+		if code, errS := run("--check"); code != 1 || !strings.Contains(errS, "is out of date") {
+			t.Errorf("check after %s: exit %d, %q", tc.desc, code, errS)
+		}
+		tc.undo()
 	}
 	if after, _ := os.ReadFile(out); string(after) != string(before) {
 		t.Errorf("--check rewrote the file")
 	}
-	delete(src, "engine/sim.go")
-	delete(src, "engine/sim_test.go")
+	delete(src, "cmd/schedplay/calibrate.go")
 	if code, errS := run("--check"); code != 2 || !strings.Contains(errS, "repository root") {
 		t.Errorf("check outside the repository: exit %d, %q", code, errS)
 	}

@@ -70,13 +70,12 @@ func newTestApp(t *testing.T, sim func(engine.Scenario) (engine.Results, error))
 	return testApp{a, &out, &errOut}
 }
 
-// fakeSources is a source tree with one file of each kind calibrate fingerprints.
+// fakeSources is a source tree with the calibration code calibrate fingerprints
+// and a test file it must not.
 func fakeSources() fstest.MapFS {
 	return fstest.MapFS{
-		"engine/sim.go":              {Data: []byte("package engine\n")},
-		"engine/sim_test.go":         {Data: []byte("package engine // not an input\n")},
-		"examples/ab.json":           {Data: []byte("{}\n")},
-		"cmd/schedplay/calibrate.go": {Data: []byte("package main\n")},
+		"cmd/schedplay/calibrate.go":      {Data: []byte("package main\n")},
+		"cmd/schedplay/calibrate_test.go": {Data: []byte("package main // not an input\n")},
 	}
 }
 
