@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -36,7 +37,10 @@ func fieldErr(path, format string, args ...any) error {
 // their defaults; platform costs default to the chosen platform's.
 func DecodeScenario(data []byte, sets ...string) (Scenario, error) {
 	if len(data) > MaxScenarioBytes {
-		return Scenario{}, fieldErr("", "scenario is %d bytes, above the limit %d", len(data), MaxScenarioBytes)
+		return Scenario{}, fieldErr("", "the scenario is larger than the limit of %d bytes", MaxScenarioBytes)
+	}
+	if err := checkShape(data, len(sets) > 0); err != nil {
+		return Scenario{}, err
 	}
 	if len(sets) > 0 {
 		var err error
@@ -82,6 +86,39 @@ func (sc Scenario) Canonical() ([]byte, error) {
 	return json.Marshal(sc, json.Deterministic(true))
 }
 
+// checkShape rejects, with the path where it happens, what strict decoding would
+// report vaguely or accept silently: malformed JSON, a document that is not an
+// object, and null for a field (which would quietly mean zero, not the default).
+// An empty document is an error unless knobs are set on it.
+func checkShape(data []byte, withKnobs bool) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		if withKnobs {
+			return nil
+		}
+		return fieldErr("", `the scenario is empty: want a JSON object such as {"version":1}`)
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for first := true; ; first = false {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			return nil
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fieldErr("", "malformed JSON: the document ends before it is complete")
+		}
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), "jsontext: ")
+			return fieldErr(pointerToPath(string(dec.StackPointer())), "malformed JSON: %s", msg)
+		}
+		switch {
+		case first && tok.Kind() != '{':
+			return fieldErr("", "the scenario must be a JSON object, not %s", kindName(tok.Kind()))
+		case tok.Kind() == 'n':
+			return fieldErr(pointerToPath(string(dec.StackPointer())), "null is not allowed: leave the field out to get its default")
+		}
+	}
+}
+
 func unmarshalStrict(data []byte, sc *Scenario) error {
 	err := json.Unmarshal(data, sc, json.RejectUnknownMembers(true))
 	if err == nil {
@@ -98,8 +135,10 @@ func jsonFieldError(err error) error {
 		switch {
 		case serr.Err != nil && strings.Contains(serr.Err.Error(), "unknown object member"):
 			return fieldErr(path, "unknown field")
+		case serr.GoType != nil && serr.JSONKind == '0' && len(serr.JSONValue) > 0:
+			return fieldErr(path, "%s %s", quoteBounded(string(serr.JSONValue)), numberProblem(string(serr.JSONValue), serr.GoType))
 		case serr.GoType != nil && serr.JSONKind != 0:
-			return fieldErr(path, "cannot use JSON %s as %s", kindName(serr.JSONKind), goTypeName(serr.GoType))
+			return fieldErr(path, "want %s, not %s", goTypeName(serr.GoType), kindName(serr.JSONKind))
 		case serr.Err != nil:
 			return fieldErr(path, "%v", serr.Err)
 		}
@@ -124,40 +163,67 @@ func pointerToPath(p string) string {
 	return strings.Join(parts, ".")
 }
 
+// kindName names a JSON kind with its article, as messages use it.
 func kindName(k jsontext.Kind) string {
 	switch k {
 	case 'n':
 		return "null"
 	case 'f', 't':
-		return "boolean"
+		return "a boolean"
 	case '"':
-		return "string"
+		return "a string"
 	case '0':
-		return "number"
+		return "a number"
 	case '{':
-		return "object"
+		return "an object"
 	case '[':
-		return "array"
+		return "an array"
 	}
-	return "value"
+	return "a JSON value"
+}
+
+// numberProblem says why a JSON number does not fit a numeric field.
+func numberProblem(v string, t reflect.Type) string {
+	f, err := strconv.ParseFloat(v, 64)
+	switch {
+	case err != nil:
+		return "is out of range for a number"
+	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32:
+		return "does not fit " + goTypeName(t)
+	case f != math.Trunc(f):
+		return "is not a whole number; want " + goTypeName(t)
+	case f < 0 && (t.Kind() == reflect.Uint64 || t.Kind() == reflect.Uint):
+		return "is negative; want " + goTypeName(t)
+	}
+	return "is out of range for " + goTypeName(t)
+}
+
+// quoteBounded quotes a value from the input for a message, cut short if long, so
+// an error never echoes an unbounded input.
+func quoteBounded(s string) string {
+	const max = 40
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
 }
 
 func goTypeName(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.Bool:
-		return "boolean"
+		return "a boolean"
 	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "integer"
+		return "an integer"
 	case reflect.Uint64, reflect.Uint, reflect.Uint32:
-		return "non-negative integer"
+		return "a non-negative integer"
 	case reflect.Float64, reflect.Float32:
-		return "number"
+		return "a number"
 	case reflect.String:
-		return "string"
+		return "a string"
 	case reflect.Struct, reflect.Map:
-		return "object"
+		return "an object"
 	case reflect.Slice:
-		return "array"
+		return "an array"
 	}
 	return t.String()
 }
@@ -200,102 +266,4 @@ func applyKnobs(data []byte, sets []string) ([]byte, error) {
 		obj[parts[len(parts)-1]] = v
 	}
 	return json.Marshal(doc, json.Deterministic(true))
-}
-
-// KnobValue parses a knob's string value by the type of the field its path names.
-// It fails with a FieldError for an unknown path or an unparsable value.
-func KnobValue(path, value string) (any, error) {
-	t, err := knobType(path)
-	if err != nil {
-		return nil, err
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		switch strings.ToLower(value) {
-		case "true", "1", "on", "yes":
-			return true, nil
-		case "false", "0", "off", "no":
-			return false, nil
-		}
-		return nil, fieldErr(path, "%q is not a boolean (true/false/1/0)", value)
-	case reflect.Int, reflect.Int64:
-		n, err := strconv.ParseInt(value, 10, 64)
-		if err != nil {
-			return nil, fieldErr(path, "%q is not an integer", value)
-		}
-		return n, nil
-	case reflect.Uint64:
-		n, err := strconv.ParseUint(value, 10, 64)
-		if err != nil {
-			return nil, fieldErr(path, "%q is not a non-negative integer", value)
-		}
-		return n, nil
-	case reflect.Float64:
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fieldErr(path, "%q is not a finite number", value)
-		}
-		return f, nil
-	case reflect.String:
-		return value, nil
-	}
-	return nil, fieldErr(path, "is not a settable knob")
-}
-
-// knobType resolves a dotted path to the Go type of the scalar Scenario field it names.
-func knobType(path string) (reflect.Type, error) {
-	t := reflect.TypeFor[Scenario]()
-	parts := strings.Split(path, ".")
-	for i, p := range parts {
-		if t.Kind() != reflect.Struct {
-			return nil, fieldErr(path, "unknown knob")
-		}
-		f, ok := fieldByJSONName(t, p)
-		if !ok {
-			return nil, fieldErr(strings.Join(parts[:i+1], "."), "unknown knob")
-		}
-		t = f.Type
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Slice, reflect.Map:
-		return nil, fieldErr(path, "is not a settable knob (it is an object or list)")
-	}
-	return t, nil
-}
-
-func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == name {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-// KnobPaths lists every settable knob path, in schema order.
-func KnobPaths() []string {
-	var out []string
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if tag == "" || tag == "-" {
-				continue
-			}
-			switch f.Type.Kind() {
-			case reflect.Struct:
-				walk(f.Type, prefix+tag+".")
-			case reflect.Slice, reflect.Map:
-			default:
-				if tag != "version" && tag != "name" && tag != "description" {
-					out = append(out, prefix+tag)
-				}
-			}
-		}
-	}
-	walk(reflect.TypeFor[Scenario](), "")
-	return out
 }

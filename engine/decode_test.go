@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,8 +18,8 @@ func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
 		{"zero vcpus", `{"version":1,"machine":{"vcpus":0}}`, nil, "machine.vcpus", "0 is below the minimum 1"},
 		{"too many vcpus", `{"version":1,"machine":{"vcpus":129}}`, nil, "machine.vcpus", "above the maximum 128"},
 		{"unknown member", `{"version":1,"machine":{"vcpu":4}}`, nil, "machine.vcpu", "unknown field"},
-		{"wrong type", `{"version":1,"workload":{"clients":"many"}}`, nil, "workload.clients", "cannot use JSON string"},
-		{"fraction for integer", `{"version":1,"workload":{"clients":1.5}}`, nil, "workload.clients", "cannot use JSON number"},
+		{"wrong type", `{"version":1,"workload":{"clients":"many"}}`, nil, "workload.clients", "want an integer, not a string"},
+		{"fraction for integer", `{"version":1,"workload":{"clients":1.5}}`, nil, "workload.clients", "1.5 is not a whole number; want an integer"},
 		{"missing version", `{}`, nil, "version", "not supported"},
 		{"future version", `{"version":2}`, nil, "version", "not supported"},
 		{"bad platform", `{"version":1,"machine":{"platform":"xen"}}`, nil, "machine.platform", "not one of"},
@@ -29,11 +31,23 @@ func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
 		{"knob not boolean", `{"version":1}`, []string{"sched.wake_pull=maybe"}, "sched.wake_pull", "not a boolean"},
 		{"knob without value", `{"version":1}`, []string{"sched.wake_pull"}, "sched.wake_pull", "path=value"},
 		{"knob on an object", `{"version":1}`, []string{"machine=3"}, "machine", "not a settable knob"},
-		{"malformed JSON", `{"version":1,`, nil, "", "malformed JSON"},
-		{"top-level array", `[]`, nil, "", "cannot use JSON array"},
+		{"malformed JSON", `{"version":1,`, nil, "", "malformed JSON: the document ends before it is complete"},
+		{"hex number", `{"version":1,"seed": 0x10}`, nil, "seed", "malformed JSON: invalid character 'x'"},
+		{"number out of range", `{"version":1,"workload":{"service":{"mean_us":1e309}}}`, nil, "workload.service.mean_us", "1e309 is out of range for a number"},
+		{"negative seed", `{"version":1,"seed":-1}`, nil, "seed", "-1 is negative; want a non-negative integer"},
+		{"null object", `{"version":1,"machine":null}`, nil, "machine", "null is not allowed"},
+		{"null value", `{"version":1,"workload":{"clients":null}}`, nil, "workload.clients", "null is not allowed"},
+		{"null document", `null`, nil, "", "must be a JSON object, not null"},
+		{"empty document", ` `, nil, "", "the scenario is empty"},
+		{"empty knob path", `{"version":1}`, []string{"=5"}, "", "empty knob path"},
+		{"knob path with a leading dot", `{"version":1}`, []string{".machine.vcpus=1"}, "", `".machine.vcpus" is not a knob path`},
+		{"knob value not UTF-8", `{"version":1}`, []string{"machine.platform=\xff"}, "machine.platform", "not valid UTF-8"},
+		{"knob below a value", `{"version":1}`, []string{"machine.vcpus.x=1"}, "machine.vcpus", "is a value, not an object"},
+		{"cost below its floor", `{"version":1}`, []string{"workload.hackbench.write_ns=1"}, "workload.hackbench.write_ns", "1 is below the minimum 50"},
+		{"top-level array", `[]`, nil, "", "must be a JSON object, not an array"},
 		{"NaN-free numbers", `{"version":1,"machine":{"host_contention_per_s":-1}}`, nil, "machine.host_contention_per_s", "below the minimum 0"},
 		{"bad arm knob", `{"version":1,"arms":[{"name":"a","set":{"nope":"1"}}]}`, nil, "arms.0.set.nope", "unknown knob"},
-		{"oversized", `{"version":1,"description":"` + strings.Repeat("x", MaxScenarioBytes) + `"}`, nil, "", "above the limit"},
+		{"oversized", `{"version":1,"description":"` + strings.Repeat("x", MaxScenarioBytes) + `"}`, nil, "", "larger than the limit of 16384 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -99,11 +113,81 @@ func TestCanonicalRoundTrip(t *testing.T) {
 	}
 }
 
-func TestKnobPathsAreAllSettable(t *testing.T) {
-	for _, p := range KnobPaths() {
-		if _, err := knobType(p); err != nil {
-			t.Errorf("KnobPaths lists %q but: %v", p, err)
+// TestKnobTableMatchesScenario: the schema lists every scalar field of Scenario,
+// in field order, with the kind its Go type has, and a range the defaults of both
+// platforms keep.
+func TestKnobTableMatchesScenario(t *testing.T) {
+	var fields []string
+	kinds := map[string]reflect.Kind{}
+	var walk func(t reflect.Type, prefix string)
+	walk = func(rt reflect.Type, prefix string) {
+		for i := range rt.NumField() {
+			f := rt.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case f.Type.Kind() == reflect.Struct:
+				walk(f.Type, prefix+tag+".")
+			case f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Map:
+			case tag == "version" || tag == "name" || tag == "description":
+			default:
+				fields = append(fields, prefix+tag)
+				kinds[prefix+tag] = f.Type.Kind()
+			}
 		}
+	}
+	walk(reflect.TypeFor[Scenario](), "")
+	if got := KnobPaths(); !slices.Equal(got, fields) {
+		t.Fatalf("schema paths differ from the Scenario's fields:\nschema %v\nfields %v", got, fields)
+	}
+	want := map[KnobKind][]reflect.Kind{
+		KindBool:   {reflect.Bool},
+		KindInt:    {reflect.Int, reflect.Int64, reflect.Uint64},
+		KindFloat:  {reflect.Float64},
+		KindChoice: {reflect.String},
+	}
+	for _, k := range Knobs() {
+		if !slices.Contains(want[k.Kind], kinds[k.Path]) {
+			t.Errorf("%s: schema kind %s, Go kind %s", k.Path, k.Kind, kinds[k.Path])
+		}
+		if k.Doc == "" || k.Label == "" {
+			t.Errorf("%s: no doc or label", k.Path)
+		}
+		if (k.Kind == KindInt || k.Kind == KindFloat) && !(k.Min <= k.Max) {
+			t.Errorf("%s: range [%v, %v]", k.Path, k.Min, k.Max)
+		}
+		if (k.Kind == KindChoice) != (len(k.Choices) > 0) {
+			t.Errorf("%s: choices %v for kind %s", k.Path, k.Choices, k.Kind)
+		}
+		if (k.applies == nil) != (k.AppliesTo == "") {
+			t.Errorf("%s: applies and AppliesTo disagree", k.Path)
+		}
+	}
+	for _, platform := range []string{"native", "kvm"} {
+		if _, err := DecodeScenario([]byte(`{"version":1,"machine":{"platform":"` + platform + `"}}`)); err != nil {
+			t.Errorf("the %s defaults do not validate: %v", platform, err)
+		}
+	}
+}
+
+// TestGetSetRoundTrip: every knob's value read with Get sets back unchanged.
+func TestGetSetRoundTrip(t *testing.T) {
+	sc := loadExample(t, "tpcb-32vcpu")
+	var sets []string
+	for _, p := range KnobPaths() {
+		v, err := sc.Get(p)
+		if err != nil {
+			t.Fatalf("Get(%s): %v", p, err)
+		}
+		sets = append(sets, p+"="+v)
+	}
+	again, err := sc.WithKnobs(sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := sc.Canonical()
+	b, _ := again.Canonical()
+	if string(a) != string(b) {
+		t.Errorf("setting every knob to its own value changed the scenario:\n%s\n%s", a, b)
 	}
 }
 

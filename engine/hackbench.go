@@ -15,6 +15,7 @@ package engine
 // elapsed_s is the time from that start until the last child has finished.
 
 type hackbench struct {
+	cfg       Hackbench
 	parent    *thread
 	children  []*thread
 	sockets   []hbSocket // by receiver index (group*FDs + r)
@@ -38,7 +39,7 @@ const (
 
 func newHackbench(s *Sim) *hackbench {
 	hb := &s.sc.Workload.Hackbench
-	h := &hackbench{sockets: make([]hbSocket, hb.Groups*hb.FDs)}
+	h := &hackbench{cfg: *hb, sockets: make([]hbSocket, hb.Groups*hb.FDs)}
 	h.parent = s.newThread("hackbench", RoleWaker, hb.ParentCPU, false)
 	n := len(s.cpus)
 	for g := range hb.Groups {

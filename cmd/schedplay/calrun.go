@@ -152,9 +152,9 @@ func costKnobs(scs []engine.Scenario) []string {
 
 // costValue reads an integer cost knob of sc.
 func costValue(sc engine.Scenario, path string) (int64, error) {
-	typ, v := knobField(sc, path)
-	if typ != "int" {
-		return 0, fmt.Errorf("calibrate: %s is not an integer cost (%s)", path, typ)
+	v, err := sc.Get(path)
+	if err != nil {
+		return 0, err
 	}
 	return strconv.ParseInt(v, 10, 64)
 }

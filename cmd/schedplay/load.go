@@ -34,6 +34,20 @@ func (s source) decode(sets ...string) (engine.Scenario, error) {
 	return sc, nil
 }
 
+// decodeToRun is decode plus the engine's work estimate: a scenario that would
+// take more than engine.MaxEvents events is refused before it runs, with the
+// fields that make it long.
+func (s source) decodeToRun(sets ...string) (engine.Scenario, error) {
+	sc, err := s.decode(sets...)
+	if err != nil {
+		return sc, err
+	}
+	if err := engine.CheckWork(sc); err != nil {
+		return engine.Scenario{}, fmt.Errorf("%s: %w", s.label, err)
+	}
+	return sc, nil
+}
+
 // load reads FILE: "-" is stdin; an existing file is read; otherwise a bare name
 // (with or without .json) that matches a preset in the examples directory is that
 // preset, so "schedplay run tpcb-32vcpu" works from any directory.

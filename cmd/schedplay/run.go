@@ -28,7 +28,7 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	sc, err := src.decode(sets...)
+	sc, err := src.decodeToRun(sets...)
 	if err != nil {
 		return err
 	}

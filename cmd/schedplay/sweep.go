@@ -134,7 +134,7 @@ func (s *sweep) jobs(src source, values []string) ([]job, error) {
 	for _, v := range values {
 		for _, x := range s.Arms {
 			sets := append(append(append([]string{}, s.Set...), x.Set...), s.Vary+"="+v)
-			sc, err := src.decode(sets...)
+			sc, err := src.decodeToRun(sets...)
 			if err != nil {
 				return nil, fmt.Errorf("%s=%s, arm %s: %w", s.Vary, v, x.Name, err)
 			}

@@ -152,10 +152,8 @@ func controlTable() []Control {
 func Controls(base engine.Scenario) []Control {
 	var out []Control
 	for _, c := range controlTable() {
-		if _, kerr := engine.KnobValue(c.Path, "0"); kerr != nil {
-			if fe, ok := kerr.(*engine.FieldError); ok && fe.Msg == "unknown knob" {
-				continue
-			}
+		if _, known := engine.LookupKnob(c.Path); !known {
+			continue
 		}
 		if c.Kind == "select" {
 			for _, o := range c.candidates {

@@ -223,6 +223,9 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 			return bad("%s is not dark or light", quote(val))
 		}
 	default:
+		if _, known := engine.LookupKnob(key); !known {
+			return bad("is not a known key")
+		}
 		if _, err := engine.KnobValue(key, val); err != nil {
 			return bad("%s", knobMsg(err))
 		}
@@ -241,9 +244,6 @@ func hideRank(h string) int {
 // knobMsg is the engine's message without the path (the Problem names the key).
 func knobMsg(err error) string {
 	if fe, ok := err.(*engine.FieldError); ok {
-		if fe.Msg == "unknown knob" {
-			return "is not a known key"
-		}
 		return fe.Msg
 	}
 	return err.Error()
@@ -266,30 +266,23 @@ func ParseCompare(v string) (mode, a, b string, err error) {
 		if !ok || a == "" || b == "" || strings.Contains(b, ",") {
 			return "", "", "", fmt.Errorf("%s needs two values: compare=%s:A,B", quote(v), path)
 		}
-	} else {
-		a, b = "0", "1"
-		if _, err := engine.KnobValue(path, a); err == nil && !isBoolKnob(path) {
+	}
+	k, known := engine.LookupKnob(path)
+	if !known {
+		return "", "", "", fmt.Errorf("%s is not a knob", quote(path))
+	}
+	if !hasVals {
+		if k.Kind != engine.KindBool {
 			return "", "", "", fmt.Errorf("%s is not a boolean knob; give values as compare=%s:A,B", quote(path), path)
 		}
+		a, b = "0", "1"
 	}
 	for _, x := range []string{a, b} {
 		if _, err := engine.KnobValue(path, x); err != nil {
-			if fe, ok := err.(*engine.FieldError); ok && fe.Msg == "unknown knob" {
-				return "", "", "", fmt.Errorf("%s is not a knob", quote(path))
-			}
-			if !hasVals {
-				return "", "", "", fmt.Errorf("%s is not a boolean knob; give values as compare=%s:A,B", quote(path), path)
-			}
 			return "", "", "", fmt.Errorf("%s", knobMsg(err))
 		}
 	}
 	return path, a, b, nil
-}
-
-func isBoolKnob(path string) bool {
-	v, err := engine.KnobValue(path, "0")
-	_, ok := v.(bool)
-	return err == nil && ok
 }
 
 // FormatCompare is the inverse of ParseCompare.
@@ -298,7 +291,7 @@ func FormatCompare(mode, a, b string) string {
 	case CompareDefault, CompareOff, CompareArms:
 		return mode
 	}
-	if a == "0" && b == "1" && isBoolKnob(mode) {
+	if k, ok := engine.LookupKnob(mode); ok && k.Kind == engine.KindBool && a == "0" && b == "1" {
 		return mode
 	}
 	return mode + ":" + a + "," + b

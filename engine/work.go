@@ -1,0 +1,108 @@
+package engine
+
+import "strconv"
+
+// How much work a scenario is, before it runs. Every knob has a range, but a
+// scenario inside every range can still take hours (hackbench with thousands of
+// senders per group, a long run of thousands of clients): the front ends refuse it
+// up front, with the fields that make it long, instead of freezing a tab or a CLI.
+
+const (
+	// MaxEvents is the most events a scenario may take to run to its end: about
+	// three minutes natively, longer in a browser's worker.
+	MaxEvents = 1_000_000_000
+	// probeEvents is how far the estimate runs the scenario (a few tens of
+	// milliseconds natively).
+	probeEvents = 200_000
+)
+
+// finiteWorkload is a workload that ends by itself and can say how far it is.
+type finiteWorkload interface {
+	progress() (done, total int64)
+}
+
+// EstimateEvents estimates how many events sc takes to run to its end. It runs
+// the first probeEvents events; a workload that finishes by itself is then
+// extrapolated by the share of its work done. A steady workload is extrapolated
+// by simulated time, but a probe mostly sees the start (clients still
+// connecting), so the estimate also takes the most transactions the workload could
+// complete in the time left, bounded by its clients' round trips and by the vCPUs'
+// CPU time, at the events per transaction the probe measured; the larger of the
+// two counts. Deterministic, and rough, which is all a limit needs.
+func EstimateEvents(sc Scenario) (int64, error) {
+	s, err := NewSim(sc)
+	if err != nil {
+		return 0, err
+	}
+	s.StepN(probeEvents)
+	if s.Done() {
+		return s.events, nil
+	}
+	if fw, ok := s.wl.(finiteWorkload); ok {
+		done, total := fw.progress()
+		if done == 0 {
+			return MaxEvents + 1, nil // no progress at all in the probe: refuse
+		}
+		return int64(float64(s.events) * float64(total) / float64(done)), nil
+	}
+	byTime := float64(MaxEvents + 1)
+	if s.now > 0 {
+		byTime = float64(s.events) * float64(s.end) / float64(s.now)
+	}
+	perTxn := 40.0 // events per completed transaction until the probe has seen some
+	if n := s.m.live.Completed; n >= 50 {
+		perTxn = float64(s.events) / float64(n)
+	}
+	left := float64(s.end-s.now) / 1e9
+	byLoad := float64(s.events) + maxTxnPerS(sc)*perTxn*left
+	return int64(min(max(byTime, byLoad), 1e18)), nil
+}
+
+// maxTxnPerS bounds a steady workload's completions per second: each client
+// waits at least its round trips, CPU time and commit per transaction, and the
+// vCPUs cannot run more CPU time than they have.
+func maxTxnPerS(sc Scenario) float64 {
+	w := &sc.Workload
+	cpuUs := w.Service.MeanUs
+	cycleUs := cpuUs + float64(w.CommitDeviceUs)
+	switch w.Kind {
+	case WorkloadRequestServer:
+		stmts := float64(w.StatementsPerTxn)
+		cpuUs = stmts * (w.Service.MeanUs + float64(w.RxCostNs)/1000)
+		cycleUs = stmts*float64(w.NetworkRTTUs) + cpuUs + float64(w.CommitDeviceUs)
+	case WorkloadCommit:
+	default:
+		return 0 // the idle workload's rate is steady from the start
+	}
+	byClients := float64(w.Clients) / (max(cycleUs, 0.001) / 1e6)
+	byCPU := float64(sc.Machine.VCPUs) / (max(cpuUs, 0.001) / 1e6)
+	return min(byClients, byCPU)
+}
+
+// CheckWork refuses a scenario estimated to take more than MaxEvents events, with
+// a FieldError naming the fields that make it long.
+func CheckWork(sc Scenario) error {
+	n, err := EstimateEvents(sc)
+	if err != nil || n <= MaxEvents {
+		return err
+	}
+	est := "about " + strconv.FormatFloat(float64(n), 'g', 2, 64) + " events"
+	limit := " (the limit is " + strconv.FormatFloat(MaxEvents, 'g', 2, 64) + ")"
+	if sc.Workload.Kind == WorkloadHackbench {
+		hb := sc.Workload.Hackbench
+		msgs := int64(hb.Groups) * int64(hb.FDs) * int64(hb.FDs) * int64(hb.Loops)
+		return fieldErr("workload.hackbench.fds", "%s to finish%s: groups %d x senders %d x receivers %d x loops %d is %d messages; lower workload.hackbench.fds, groups or loops, or raise write_ns and read_ns",
+			est, limit, hb.Groups, hb.FDs, hb.FDs, hb.Loops, msgs)
+	}
+	return fieldErr("duration_ms", "%s over %d ms%s: lower duration_ms or the load (workload.clients, machine.vcpus, workload.wake_sources_per_s), or raise the costs",
+		est, sc.DurationMs, limit)
+}
+
+// progress is the messages written and read so far, of all there are to move.
+func (h *hackbench) progress() (done, total int64) {
+	hb := &h.cfg
+	for _, c := range h.children {
+		done += int64(c.arg)
+	}
+	return done, 2 * int64(hb.Groups) * int64(hb.FDs) * int64(hb.FDs) * int64(hb.Loops)
+}
