@@ -254,10 +254,11 @@ const (
 	DecBalancePush                       // the load balancer pushed a thread
 	DecSpinGrow                          // the spin window snapped to the cap
 	DecSpinShrink                        // the spin window halved
+	DecNewidlePull                       // a CPU about to go idle pulled a task (Linux newidle balance)
 )
 
 var decisionKindNames = [...]string{"wake_place", "ipi_sent", "ipi_suppressed", "preempt",
-	"pull_request", "pull_refused", "donate", "donate_none", "balance_push", "spin_grow", "spin_shrink"}
+	"pull_request", "pull_refused", "donate", "donate_none", "balance_push", "spin_grow", "spin_shrink", "newidle_pull"}
 
 func (k DecisionKind) String() string {
 	if int(k) < len(decisionKindNames) {

@@ -11,10 +11,32 @@ package engine
 // load minus one, it pushes one migratable thread (the runqueue's tail) there: at
 // most one migration per CPU per interval, judged on an instantaneous sample.
 
+// kernelKind is which per-CPU kernel thread a kernel thread is.
+type kernelKind uint8
+
 const (
-	progBalancer = iota + 1000
-	progHousekeeping
+	kernelBalancer     kernelKind = iota // load_balance
+	kernelHousekeeping                   // one of the guest's own wake sources
 )
+
+// kernelThread is a per-CPU kernel thread's state (thread.local indexes
+// Sim.kthreads).
+type kernelThread struct {
+	kind   kernelKind
+	inPass bool // its step is under way (the balancer's pass, the housekeeping work)
+}
+
+// newKernelThread creates a pinned kernel thread of kind on c.
+func (s *Sim) newKernelThread(c *cpu, kind kernelKind) *thread {
+	name, role := "load_balance", RoleBalancer
+	if kind == kernelHousekeeping {
+		name, role = "housekeeping", RoleKernel
+	}
+	t := s.newThread(name, role, c.id, true)
+	t.local = len(s.kthreads)
+	s.kthreads = append(s.kthreads, kernelThread{kind: kind})
+	return t
+}
 
 func (s *Sim) startKernelThreads() {
 	interval := s.sc.Sched.BalanceIntervalMs * 1e6
@@ -24,17 +46,13 @@ func (s *Sim) startKernelThreads() {
 	rate := s.sc.Workload.WakeSourcesPerS
 	for _, c := range s.cpus {
 		if interval > 0 {
-			t := s.newThread("load_balance", RoleBalancer, c.id, true)
-			t.prog = progBalancer
-			c.kthreads = append(c.kthreads, t)
+			t := s.newKernelThread(c, kernelBalancer)
 			// All balancers start at boot (smp_launch) and re-arm after each
 			// pass, so they fire nearly in lockstep.
 			s.at(interval, evTimer, c.id, t.id, 0)
 		}
 		if rate > 0 {
-			t := s.newThread("housekeeping", RoleKernel, c.id, true)
-			t.prog = progHousekeeping
-			c.kthreads = append(c.kthreads, t)
+			t := s.newKernelThread(c, kernelHousekeeping)
 			s.at(s.drawExp(1e9/rate)+1, evTimer, c.id, t.id, 0)
 		}
 	}
@@ -43,10 +61,10 @@ func (s *Sim) startKernelThreads() {
 // timerFire raises the timer interrupt of kernel thread t and re-arms it.
 func (s *Sim) timerFire(t *thread) {
 	c := s.cpus[t.cpu]
-	switch t.prog {
-	case progBalancer:
+	switch s.kthreads[t.local].kind {
+	case kernelBalancer:
 		// load_balance re-arms its timer when its pass is over (kernelNext).
-	case progHousekeeping:
+	case kernelHousekeeping:
 		s.at(s.now+s.drawExp(1e9/s.sc.Workload.WakeSourcesPerS)+1, evTimer, c.id, t.id, 0)
 	}
 	s.raiseIRQ(c, t, irqTimer)
@@ -54,15 +72,16 @@ func (s *Sim) timerFire(t *thread) {
 
 // kernelNext is the step logic of the kernel threads (called by the workload).
 func (s *Sim) kernelNext(t *thread) (int64, bool) {
-	if t.arg == 0 {
-		t.arg = 1
-		if t.prog == progBalancer {
+	k := &s.kthreads[t.local]
+	if !k.inPass {
+		k.inPass = true
+		if k.kind == kernelBalancer {
 			return s.sc.Machine.Costs.BalancePassNs, false
 		}
 		return s.sc.Workload.HousekeepingNs, false
 	}
-	t.arg = 0
-	if t.prog == progBalancer {
+	k.inPass = false
+	if k.kind == kernelBalancer {
 		s.loadBalance(s.cpus[t.cpu])
 		// tmr.set(now + 100_ms) at the top of load_balance's loop: the period
 		// counts from the end of a pass, so balancers drift by their wake latency.

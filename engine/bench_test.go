@@ -43,24 +43,3 @@ func BenchmarkBareHeapLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
-
-// BenchmarkSteadyStateAllocs checks the stepping API allocates nothing per event
-// once warmed up (snapshot and drain reuse the caller's buffers).
-func BenchmarkSteadyStateAllocs(b *testing.B) {
-	sc := loadExample(b, "tpcb-32vcpu", "workload.clients=64", "sched.wake_pull=true", "duration_ms=100000")
-	s, err := NewSim(sc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var snap Snapshot
-	var vis []VisEvent
-	s.RunUntil(500e6)
-	s.Snapshot(&snap)
-	vis = s.DrainVis(vis)
-	b.ReportAllocs()
-	for b.Loop() {
-		s.StepN(1000)
-		s.Snapshot(&snap)
-		vis = s.DrainVis(vis[:0])
-	}
-}

@@ -42,10 +42,10 @@ type thread struct {
 	lastRanNs   int64 // when it last left a CPU (cache-hot test for migration)
 	lastCPU     int
 	wokenAtNs   int64 // for wake-to-run; -1 when not pending
-	// prog is the workload's per-thread state.
-	prog int
-	arg  int
-	slot int
+	// local indexes the thread's own state in the table of whoever runs its
+	// program (the kernel's threads, or the workload's backends, writers or
+	// hackbench children), or is -1.
+	local int
 }
 
 // cpu is one (v)CPU.
@@ -86,7 +86,6 @@ type cpu struct {
 	pollEndNs   int64 // host halt-poll end for the current halt (<= haltStart if none)
 	hostPollNs  int64 // KVM's per-vCPU halt_poll_ns
 	pullSlot    int   // pull_donate_to: the CPU holding this victim's slot, or -1
-	kthreads    []*thread
 }
 
 func newCPU(s *Sim, id int) *cpu {
@@ -110,7 +109,7 @@ func (c *cpu) load() int {
 
 // newThread creates a thread homed on cpu (blocked until woken).
 func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
-	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1,
+	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1, local: -1,
 		state: ThreadBlocked, wokenAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID}
 	s.threads = append(s.threads, t)
 	return t

@@ -17,10 +17,23 @@ package engine
 type hackbench struct {
 	cfg       Hackbench
 	parent    *thread
-	children  []*thread
+	started   int        // the parent's progress: 0 forked, 1 start byte written, 2 done
+	children  []hbChild  // by thread.local
 	sockets   []hbSocket // by receiver index (group*FDs + r)
 	remaining int        // children not yet finished
 	startNs   int64
+}
+
+// hbChild is one sender or receiver.
+type hbChild struct {
+	t      *thread
+	sender bool
+	// socket is a receiver's own socket, or a sender's group's first one (it
+	// writes message i to socket+i%FDs).
+	socket   int
+	done     int  // messages written (sender) or read (receiver)
+	stepping bool // a write or read step is under way; it takes effect when it ends
+	finished bool
 }
 
 type hbSocket struct {
@@ -29,27 +42,20 @@ type hbSocket struct {
 	writers []*thread // writers blocked on a full buffer
 }
 
-// Child program counters (in thread.prog) and per-child progress (thread.arg:
-// messages done so far).
-const (
-	hbSender = iota + 1
-	hbReceiver
-	hbWriteDone = 1 << 30 // flag on prog: a write step just completed
-)
-
 func newHackbench(s *Sim) *hackbench {
 	hb := &s.sc.Workload.Hackbench
 	h := &hackbench{cfg: *hb, sockets: make([]hbSocket, hb.Groups*hb.FDs)}
 	h.parent = s.newThread("hackbench", RoleWaker, hb.ParentCPU, false)
 	n := len(s.cpus)
+	add := func(name string, sender bool, socket int) {
+		t := s.newThread(name, RoleWorker, len(h.children)%n, false)
+		t.local = len(h.children)
+		h.children = append(h.children, hbChild{t: t, sender: sender, socket: socket})
+	}
 	for g := range hb.Groups {
 		for i := range hb.FDs {
-			r := s.newThread("receiver", RoleWorker, (len(h.children))%n, false)
-			r.prog, r.slot = hbReceiver, g*hb.FDs+i
-			h.children = append(h.children, r)
-			w := s.newThread("sender", RoleWorker, (len(h.children))%n, false)
-			w.prog, w.slot = hbSender, g*hb.FDs
-			h.children = append(h.children, w)
+			add("receiver", false, g*hb.FDs+i)
+			add("sender", true, g*hb.FDs)
 		}
 	}
 	h.remaining = len(h.children)
@@ -60,72 +66,69 @@ func newHackbench(s *Sim) *hackbench {
 func (h *hackbench) event(s *Sim, e event) {}
 
 func (h *hackbench) next(s *Sim, t *thread) (int64, bool) {
-	hb := &s.sc.Workload.Hackbench
+	hb := &h.cfg
 	if t == h.parent {
-		if t.arg == 0 {
-			t.arg = 1
+		if h.started == 0 {
+			h.started = 1
 			return hb.WriteNs, false // the start byte
 		}
-		if t.arg == 1 {
-			t.arg = 2
+		if h.started == 1 {
+			h.started = 2
 			h.startNs = s.now
 			for _, c := range h.children {
-				s.wake(c, t.cpu, true)
+				s.wake(c.t, t.cpu, true)
 			}
 		}
 		return 0, true // waits for the children
 	}
-	if t.prog&hbWriteDone != 0 {
-		t.prog &^= hbWriteDone
-		h.stepDone(s, t)
+	c := &h.children[t.local]
+	if c.stepping {
+		c.stepping = false
+		h.stepDone(s, c)
 	}
-	if t.prog == hbSender {
-		total := hb.Loops * hb.FDs
-		if t.arg == total {
-			return 0, h.finish(s, t)
-		}
-		// Message t.arg goes to receiver t.arg % FDs of the group.
-		sk := &h.sockets[t.slot+t.arg%hb.FDs]
+	total := hb.Loops * hb.FDs
+	if c.done == total {
+		return 0, h.finish(s, c)
+	}
+	if c.sender {
+		// Message c.done goes to receiver c.done % FDs of the group.
+		sk := &h.sockets[c.socket+c.done%hb.FDs]
 		if sk.queued >= hb.SocketMessages {
 			sk.writers = append(sk.writers, t)
 			return 0, true
 		}
-		t.prog |= hbWriteDone
+		c.stepping = true
 		return hb.WriteNs, false
 	}
-	// Receiver.
-	if t.arg == hb.Loops*hb.FDs {
-		return 0, h.finish(s, t)
-	}
-	sk := &h.sockets[t.slot]
+	sk := &h.sockets[c.socket]
 	if sk.queued == 0 {
 		sk.reader = t
 		return 0, true
 	}
-	t.prog |= hbWriteDone
+	c.stepping = true
 	return hb.ReadNs, false
 }
 
 // stepDone applies a completed write or read: the message lands in (or leaves)
 // the buffer and the blocked peer is woken, sync, from this CPU.
-func (h *hackbench) stepDone(s *Sim, t *thread) {
-	hb := &s.sc.Workload.Hackbench
-	if t.prog == hbSender {
-		sk := &h.sockets[t.slot+t.arg%hb.FDs]
+func (h *hackbench) stepDone(s *Sim, c *hbChild) {
+	hb := &h.cfg
+	if c.sender {
+		sk := &h.sockets[c.socket+c.done%hb.FDs]
 		sk.queued++
-		t.arg++
+		c.done++
 		if r := sk.reader; r != nil {
 			sk.reader = nil
-			s.wake(r, t.cpu, true)
+			s.wake(r, c.t.cpu, true)
 		}
 		return
 	}
-	sk := &h.sockets[t.slot]
+	sk := &h.sockets[c.socket]
 	sk.queued--
-	t.arg++
+	c.done++
 	if len(sk.writers) > 0 && sk.queued <= hb.SocketMessages/4 {
 		for _, w := range sk.writers {
-			s.wake(w, t.cpu, true)
+			s.wake(w, c.t.cpu, true)
 		}
 		clear(sk.writers)
 		sk.writers = sk.writers[:0]
@@ -133,9 +136,9 @@ func (h *hackbench) stepDone(s *Sim, t *thread) {
 }
 
 // finish marks a child done; the last one ends the run.
-func (h *hackbench) finish(s *Sim, t *thread) bool {
-	if t.prog != 0 {
-		t.prog = 0
+func (h *hackbench) finish(s *Sim, c *hbChild) bool {
+	if !c.finished {
+		c.finished = true
 		h.remaining--
 		s.m.complete(s, s.now-h.startNs)
 		if h.remaining == 0 {
@@ -143,4 +146,13 @@ func (h *hackbench) finish(s *Sim, t *thread) bool {
 		}
 	}
 	return true
+}
+
+// progress is the messages written and read so far, of all there are to move.
+func (h *hackbench) progress() (done, total int64) {
+	hb := &h.cfg
+	for _, c := range h.children {
+		done += int64(c.done)
+	}
+	return done, 2 * int64(hb.Groups) * int64(hb.FDs) * int64(hb.FDs) * int64(hb.Loops)
 }

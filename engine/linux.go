@@ -111,7 +111,7 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	}
 	s.rqRemove(busiest, t)
 	s.migrateCount(t, busiest.id, c.id)
-	s.decide(DecBalancePush, c.id, busiest.id, t.id, "newidle balance: pulled the busiest runqueue's tail before sleeping", int64(len(busiest.rq)+1))
+	s.decide(DecNewidlePull, c.id, busiest.id, t.id, "newidle balance: pulled the busiest runqueue's tail before sleeping", int64(len(busiest.rq)+1))
 	c.debtNs += s.sc.Machine.Costs.NewidleBalanceNs
 	s.rqInsert(c, t)
 	return true

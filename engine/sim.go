@@ -18,10 +18,11 @@ type Sim struct {
 	q   eventQueue
 	rng *rand.Rand
 
-	cpus    []*cpu
-	threads []*thread
-	pol     policy
-	wl      workload
+	cpus     []*cpu
+	threads  []*thread
+	kthreads []kernelThread // by thread.local of the per-CPU kernel threads
+	pol      policy
+	wl       workload
 
 	// Decayed runtime (OSv's thread_runtime, core/sched.cc): running from t0 to t1
 	// adds prio*tau*(S(t1)-S(t0)) to a thread's vr, where S(t) = e^((t-base)/tau)

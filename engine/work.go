@@ -97,12 +97,3 @@ func CheckWork(sc Scenario) error {
 	return fieldErr("duration_ms", "%s over %d ms%s: lower duration_ms or the load (workload.clients, machine.vcpus, workload.wake_sources_per_s), or raise the costs",
 		est, sc.DurationMs, limit)
 }
-
-// progress is the messages written and read so far, of all there are to move.
-func (h *hackbench) progress() (done, total int64) {
-	hb := &h.cfg
-	for _, c := range h.children {
-		done += int64(c.arg)
-	}
-	return done, 2 * int64(hb.Groups) * int64(hb.FDs) * int64(hb.FDs) * int64(hb.Loops)
-}

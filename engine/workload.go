@@ -42,13 +42,15 @@ type idleWorkload struct{}
 func (idleWorkload) next(s *Sim, t *thread) (int64, bool) { return 0, true }
 func (idleWorkload) event(s *Sim, e event)                {}
 
-// Backend / writer program counters.
+// backendPC is where a backend (or writer) is in its program.
+type backendPC uint8
+
 const (
-	pcIdle       = iota // blocked waiting for a request (or starting an operation)
-	pcServing           // service step in progress
-	pcCommitWait        // blocked waiting for the log commit
-	pcUnlock            // woken by the commit: re-taking the mutex
-	pcInit              // newly created: start-up work
+	pcIdle       backendPC = iota // blocked waiting for a request (or starting an operation)
+	pcServing                     // service step in progress
+	pcCommitWait                  // blocked waiting for the log commit
+	pcUnlock                      // woken by the commit: re-taking the mutex
+	pcInit                        // newly created: start-up work
 	pcInitDone
 )
 
@@ -62,7 +64,17 @@ type commitLog struct {
 	next    []int     // next waiter in the wake chain, by thread id (-1: none)
 	chain   bool
 	writing bool // a device write is in flight (the committer waits for its interrupt)
+	phase   commitPhase
 }
+
+// commitPhase is where the log-commit thread is in its program.
+type commitPhase uint8
+
+const (
+	commitLook   commitPhase = iota // take the waiting writers as a batch, if any
+	commitSubmit                    // submit the batch's device write
+	commitWake                      // the write is durable: wake the batch
+)
 
 func newCommitLog(s *Sim, cpuID int, pinned bool) *commitLog {
 	l := &commitLog{chain: s.sc.Workload.Broadcast == "chain"}
@@ -80,21 +92,21 @@ func (l *commitLog) request(s *Sim, t *thread) {
 
 // committerNext is the log-commit thread's program.
 func (l *commitLog) committerNext(s *Sim, t *thread) (int64, bool) {
-	switch t.prog {
-	case 0: // look for work
+	switch l.phase {
+	case commitLook:
 		if len(l.waiting) == 0 {
 			return 0, true
 		}
 		l.batch, l.waiting = l.waiting, l.batch[:0]
-		t.prog = 1
+		l.phase = commitSubmit
 		return s.sc.Workload.CommitCostNs + 1, false
-	case 1: // submit the device write and wait for its completion interrupt
-		t.prog = 2
+	case commitSubmit: // submit the device write and wait for its completion interrupt
+		l.phase = commitWake
 		l.writing = true
 		s.at(s.now+s.sc.Workload.CommitDeviceUs*1000, evDevice, t.cpu, 0, 0)
 		return 0, true
-	default: // the write is durable: wake the batch
-		t.prog = 0
+	default: // commitWake
+		l.phase = commitLook
 		if l.chain {
 			for i, w := range l.batch {
 				if i+1 < len(l.batch) {
@@ -139,7 +151,9 @@ func (l *commitLog) sizeNext(n int) {
 type requestServer struct {
 	rx       *thread
 	spawner  *thread
-	backends []*thread // by client
+	forking  int         // the client the spawner is forking a backend for, or -1
+	backends []*thread   // by client (thread.local is the client)
+	pc       []backendPC // by client
 	log      *commitLog
 	rxq      ring    // clients whose request is waiting for the RX thread
 	spawnq   ring    // clients waiting to be given a backend
@@ -153,13 +167,14 @@ func newRequestServer(s *Sim) *requestServer {
 	w := &s.sc.Workload
 	r := &requestServer{
 		backends: make([]*thread, w.Clients),
+		pc:       make([]backendPC, w.Clients),
+		forking:  -1,
 		sentAt:   make([]int64, w.Clients),
 		stmt:     make([]int, w.Clients),
 	}
 	r.rxq.init(w.Clients)
 	r.spawnq.init(w.Clients)
 	r.rx = s.newThread("rx", RoleWaker, w.WakerCPU, true)
-	r.rx.arg = -1
 	r.rx.prio = w.RxPriority
 	r.spawner = s.newThread("spawner", RoleSpawner, max(w.SpawnCPU, 0), true)
 	if w.CommitDeviceUs > 0 {
@@ -231,41 +246,41 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 		}
 		return int64(len(r.rxBatch))*w.RxCostNs + 1, false
 	case t == r.spawner:
-		if t.arg > 0 {
+		if c := r.forking; c >= 0 {
 			// Fork done: the new backend starts on its creator's CPU.
-			c := t.arg - 1
 			b := s.newThread("backend", RoleWorker, t.cpu, false)
-			b.prog = pcInit
-			b.arg = c
+			b.local = c
+			r.pc[c] = pcInit
 			r.backends[c] = b
 			if r.log != nil {
 				r.log.sizeNext(len(s.threads))
 			}
 			s.wake(b, t.cpu, false)
-			t.arg = 0
+			r.forking = -1
 		}
 		c, ok := r.spawnq.pop()
 		if !ok {
 			return 0, true
 		}
-		t.arg = c + 1
+		r.forking = c
 		return s.sc.Workload.SpawnUs * 1000, false
 	case r.log != nil && t == r.log.thr:
 		return r.log.committerNext(s, t)
 	}
-	// A backend.
-	switch t.prog {
+	// A backend, serving client c.
+	c := t.local
+	switch r.pc[c] {
 	case pcInit:
-		t.prog = pcInitDone
+		r.pc[c] = pcInitDone
 		return s.sc.Workload.SpawnUs * 1000, false
 	case pcInitDone:
 		// Connected: the client sends its first request (or waits for the others).
-		t.prog = pcIdle
+		r.pc[c] = pcIdle
 		if !w.StartTogether {
-			r.send(s, t.arg, s.now)
+			r.send(s, c, s.now)
 			return 0, true
 		}
-		r.ready = append(r.ready, t.arg)
+		r.ready = append(r.ready, c)
 		if len(r.ready) == w.Clients {
 			for _, c := range r.ready {
 				r.send(s, c, s.now)
@@ -273,18 +288,18 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 		}
 		return 0, true
 	case pcIdle:
-		t.prog = pcServing
+		r.pc[c] = pcServing
 		return s.drawDist(w.Service), false
 	case pcServing:
-		if r.log != nil && r.stmt[t.arg] == w.StatementsPerTxn-1 {
-			t.prog = pcCommitWait
+		if r.log != nil && r.stmt[c] == w.StatementsPerTxn-1 {
+			r.pc[c] = pcCommitWait
 			r.log.request(s, t)
 			return 0, true
 		}
 		r.respond(s, t)
 		return 0, true
 	case pcCommitWait:
-		t.prog = pcUnlock
+		r.pc[c] = pcUnlock
 		return s.sc.Workload.CommitWakeNs, false
 	default: // pcUnlock
 		r.log.wokenByCommit(s, t)
@@ -295,20 +310,21 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 
 // respond sends backend t's response; it reaches the client half a round trip later.
 func (r *requestServer) respond(s *Sim, t *thread) {
-	t.prog = pcIdle
-	s.at(s.now+s.sc.Workload.NetworkRTTUs*500, evResponse, 0, t.arg, 0)
+	r.pc[t.local] = pcIdle
+	s.at(s.now+s.sc.Workload.NetworkRTTUs*500, evResponse, 0, t.local, 0)
 }
 
 // commitWorkload is the commit (durable-write) workload.
 type commitWorkload struct {
 	log     *commitLog
-	writers []*thread
-	startAt []int64 // by writer index: when its current operation began
+	writers []*thread   // by writer index (thread.local)
+	pc      []backendPC // by writer index
+	startAt []int64     // by writer index: when its current operation began
 }
 
 func newCommitWorkload(s *Sim) *commitWorkload {
 	w := &s.sc.Workload
-	cw := &commitWorkload{startAt: make([]int64, w.Clients)}
+	cw := &commitWorkload{startAt: make([]int64, w.Clients), pc: make([]backendPC, w.Clients)}
 	cw.log = newCommitLog(s, w.WakerCPU, true)
 	for i := range w.Clients {
 		home := w.SpawnCPU
@@ -316,8 +332,7 @@ func newCommitWorkload(s *Sim) *commitWorkload {
 			home = i % s.sc.Machine.VCPUs // writers started by threads on every CPU
 		}
 		t := s.newThread("writer", RoleWorker, home, false)
-		t.arg = i
-		t.prog = pcIdle
+		t.local = i
 		cw.writers = append(cw.writers, t)
 	}
 	cw.log.sizeNext(len(s.threads))
@@ -337,23 +352,24 @@ func (cw *commitWorkload) next(s *Sim, t *thread) (int64, bool) {
 	if t == cw.log.thr {
 		return cw.log.committerNext(s, t)
 	}
-	switch t.prog {
+	i := t.local
+	switch cw.pc[i] {
 	case pcIdle: // start an operation: the write work
-		cw.startAt[t.arg] = s.now
-		t.prog = pcServing
+		cw.startAt[i] = s.now
+		cw.pc[i] = pcServing
 		return s.drawDist(s.sc.Workload.Service), false
 	case pcServing: // wait for durability
-		t.prog = pcCommitWait
+		cw.pc[i] = pcCommitWait
 		cw.log.request(s, t)
 		return 0, true
 	case pcCommitWait:
-		t.prog = pcUnlock
+		cw.pc[i] = pcUnlock
 		return s.sc.Workload.CommitWakeNs, false
 	default: // pcUnlock: hand on the mutex, the operation is complete
 		cw.log.wokenByCommit(s, t)
-		s.m.complete(s, s.now-cw.startAt[t.arg])
-		cw.startAt[t.arg] = s.now
-		t.prog = pcServing
+		s.m.complete(s, s.now-cw.startAt[i])
+		cw.startAt[i] = s.now
+		cw.pc[i] = pcServing
 		return s.drawDist(s.sc.Workload.Service), false
 	}
 }

@@ -37,12 +37,16 @@ func loadScenario(t testing.TB, path string, sets ...string) engine.Scenario {
 // pullScenario is the 32-vCPU pull scenario (64 clients, wake_pull on) run long
 // enough for a window of windowMs in its busy steady state, which it returns.
 // Clients connect one every connect_interval_us and start together, so the
-// machine is busy only once all have connected; the window starts 20 ms later.
+// machine is busy only once all have connected and the idle vCPUs have begun to
+// pull (see below).
 func pullScenario(t testing.TB, windowMs int64) (sc engine.Scenario, start, until int64) {
 	t.Helper()
 	sc = loadScenario(t, "../examples/tpcb-32vcpu.json", "workload.clients=64", "sched.wake_pull=true", "warmup_ms=0")
 	w := sc.Workload
-	start = (int64(w.Clients)*w.ConnectIntervalUs/1000 + 20) * 1_000_000
+	// Clients connect one every connect interval and start together; the idle
+	// vCPUs, halted since boot, first hear of the work at the balancers' pass at
+	// 200 ms and start pulling then, so the busy steady state begins after that.
+	start = (int64(w.Clients)*w.ConnectIntervalUs/1000 + 300) * 1_000_000
 	until = start + windowMs*1_000_000
 	sc, err := sc.WithKnobs("duration_ms=" + strconv.FormatInt(until/1_000_000, 10))
 	if err != nil {

@@ -70,6 +70,8 @@ func sentence(a *Arm, d engine.Decision) string {
 		return fmt.Sprintf("CPU %d spin window %s iterations: %s", cpu, view.Grouped(d.Value), d.Reason)
 	case engine.DecSpinShrink:
 		return fmt.Sprintf("CPU %d spin window %s iterations: %s", cpu, view.Grouped(d.Value), d.Reason)
+	case engine.DecNewidlePull:
+		return fmt.Sprintf("CPU %d, about to go idle, pulled %s from CPU %d (%d queued there): %s", cpu, th, tgt, d.Value, d.Reason)
 	}
 	return fmt.Sprintf("%s on CPU %d: %s", d.Kind, cpu, d.Reason)
 }
