@@ -329,3 +329,22 @@ func (h *histogram) quantile(q float64) float64 {
 	}
 	return 0
 }
+
+// LatencyBucket is one bucket of a latency histogram, in microseconds.
+type LatencyBucket struct {
+	LowUs, HighUs float64
+	Count         int64
+}
+
+// LatencyHistogram appends the non-empty buckets of measured window i's latency
+// histogram (request or operation latency, the one the results' quantiles come
+// from) to dst, in increasing order. Buckets are about 3% wide.
+func (s *Sim) LatencyHistogram(dst []LatencyBucket, i int) []LatencyBucket {
+	h := &s.m.win[i].lat
+	for b, c := range h.counts {
+		if c > 0 {
+			dst = append(dst, LatencyBucket{LowUs: float64(histLow(b)) / 1e3, HighUs: float64(histLow(b+1)) / 1e3, Count: c})
+		}
+	}
+	return dst
+}

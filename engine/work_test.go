@@ -63,3 +63,38 @@ func TestEstimateEventsFinite(t *testing.T) {
 		t.Errorf("a probe that reaches the end estimated %d, the run took %d", n, r.Events)
 	}
 }
+
+// TestLatencyHistogram: the buckets a chart draws hold every completion of the
+// window and agree with the results' quantiles.
+func TestLatencyHistogram(t *testing.T) {
+	s, err := NewSim(loadExample(t, "tpcb-32vcpu", "duration_ms=3000", "warmup_ms=1000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := s.AddWindow(0, 3000)
+	r := s.Run()
+	for _, w := range []int{0, all} {
+		bs := s.LatencyHistogram(nil, w)
+		var n int64
+		for i, b := range bs {
+			n += b.Count
+			if b.HighUs <= b.LowUs || i > 0 && b.LowUs < bs[i-1].HighUs {
+				t.Fatalf("window %d bucket %d: [%v, %v) out of order", w, i, b.LowUs, b.HighUs)
+			}
+		}
+		if rw := s.ResultsWindow(w); n != rw.Completed {
+			t.Errorf("window %d: buckets hold %d, the results count %d completions", w, n, rw.Completed)
+		}
+	}
+	// The median lies in the bucket where the cumulative count passes half.
+	var seen int64
+	for _, b := range s.LatencyHistogram(nil, 0) {
+		seen += b.Count
+		if 2*seen >= r.Completed {
+			if r.LatencyUs.P50 < b.LowUs || r.LatencyUs.P50 > b.HighUs {
+				t.Errorf("p50 %.1f µs outside the median bucket [%.1f, %.1f)", r.LatencyUs.P50, b.LowUs, b.HighUs)
+			}
+			break
+		}
+	}
+}
