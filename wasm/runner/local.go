@@ -21,7 +21,9 @@ func NewLocal(clock func() float64) *Local {
 }
 
 // Start implements Runner.
-func (l *Local) Start(id ArmID, sc engine.Scenario, background bool) { l.host.Start(id, sc, background) }
+func (l *Local) Start(id ArmID, sc engine.Scenario, background bool) {
+	l.host.Start(id, sc, background)
+}
 
 // Advance implements Runner.
 func (l *Local) Advance(id ArmID, a Advance) { l.host.Advance(id, a) }
