@@ -38,21 +38,6 @@ func TestGhostArcs(t *testing.T) {
 	}
 }
 
-func TestFindDecision(t *testing.T) {
-	ds := []engine.Decision{
-		{AtNs: 5, Kind: engine.DecIPISent, CPU: 0, Target: 3, Thread: 7},
-		{AtNs: 9, Kind: engine.DecIPISuppressed, CPU: 0, Target: 4, Thread: 8},
-		{AtNs: 9, Kind: engine.DecWakePlace, CPU: 0, Target: 4, Thread: 9},
-	}
-	d, ok := findDecision(ds, engine.VisEvent{AtNs: 9, CPU: 0, Other: 4, Thread: 8})
-	if !ok || d.Kind != engine.DecIPISuppressed {
-		t.Errorf("found %+v, %v", d, ok)
-	}
-	if _, ok := findDecision(ds, engine.VisEvent{AtNs: 7, CPU: 0, Other: 3, Thread: 7}); ok {
-		t.Error("matched a decision at another time")
-	}
-}
-
 // FuzzLoad: no fragment or shared scenario makes Load panic, and what it leaves
 // in the URL loads again without problems.
 func FuzzLoad(f *testing.F) {

@@ -32,7 +32,11 @@ type State struct {
 	Arms     []ArmState `json:"arms"`
 	Problems []string   `json:"problems"`
 	Message  string     `json:"message"`
-	Tiles    int        `json:"tiles"`
+	// Refused is the engine's refusal of the scenario ("" when it runs).
+	Refused string `json:"refused"`
+	// Jump is the run ahead in progress, if any.
+	Jump  *JumpUI `json:"jump"`
+	Tiles int     `json:"tiles"`
 	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
 	// and embedding pages that point at a vCPU.
 	Boxes    []Box     `json:"boxes"`
@@ -95,7 +99,7 @@ type CPUState struct {
 // State builds the state() document.
 func (m *Model) State() State {
 	a0 := m.arms[0]
-	st := State{NowNs: a0.Sim.NowNs(), SimTime: view.SimTime(a0.Sim.NowNs()), EndNs: a0.Sim.EndNs(),
+	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(),
 		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
 		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
 		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}

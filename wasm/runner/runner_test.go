@@ -31,39 +31,22 @@ func scenario(t *testing.T, name string, sets ...string) engine.Scenario {
 	return sc
 }
 
-// pipe connects a Remote to Servers in the same process: what the page posts is
-// handled by the worker's Server at the next pump, as postMessage would.
+// pipe is a Loopback with a fake clock whose workers all run at each work().
 type pipe struct {
-	servers []*runner.Server
-	remote  *runner.Remote
-	clock   *fakeClock
+	*runner.Loopback
+	remote *runner.Remote
 }
 
-func (p *pipe) Workers() int { return len(p.servers) }
-
-func (p *pipe) Post(w int, msg []byte) {
-	if err := p.servers[w].Handle(msg); err != nil {
-		panic(err)
+func (p pipe) work(budgetMs float64) {
+	for w := range p.Workers() {
+		p.Work(w, budgetMs)
 	}
 }
 
-// work lets every worker run one budget and delivers what they answered.
-func (p *pipe) work(budgetMs float64) {
-	for _, s := range p.servers {
-		s.Work(p.clock.read() + budgetMs)
-		if msg := s.Flush(); msg != nil {
-			p.remote.Deliver(msg)
-		}
-	}
-}
-
-func newPipe(workers int) *pipe {
-	p := &pipe{clock: &fakeClock{step: 0.01}}
-	for range workers {
-		p.servers = append(p.servers, runner.NewServer(p.clock.read))
-	}
-	p.remote = runner.NewRemote(p)
-	return p
+func newPipe(workers int) pipe {
+	clock := &fakeClock{step: 0.01}
+	l := runner.NewLoopback(workers, clock.read)
+	return pipe{Loopback: l, remote: l.Remote}
 }
 
 // runThrough drives r to the horizon in checkpoints of stepNs, as the page does at
