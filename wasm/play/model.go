@@ -19,9 +19,12 @@ type Options struct {
 	// BudgetMs is the engine time an in-process runner gets per frame (default 4
 	// ms): the rest of a 16 ms frame is left for drawing and the browser.
 	BudgetMs float64
-	// Runner runs the simulations: workers in the browser; nil for an in-process
-	// runner on Clock (native tests, and the page's fallback).
+	// Runner runs the simulations (required): workers in the browser,
+	// runner.NewLocal in native tests. The page's binary leaves the in-process
+	// runner out: the engine's simulation code stays in the worker's binary.
 	Runner runner.Runner
+	// RunnerName says where the simulations run ("2 workers"), for state().
+	RunnerName string
 	// Fragment and Shared are the first Load's arguments (the page's URL).
 	Fragment string
 	Shared   []byte
@@ -44,11 +47,12 @@ type Model struct {
 	armTitle []string
 	cmpLabel string // what the arms compare ("" for one run)
 
-	run    runner.Runner
-	lastID runner.ArmID
-	inbox  []runner.Frame // scratch for Receive
-	pipe   pipeline       // checkpoints asked for (checkpoint.go)
-	jump   *jump          // a run ahead in progress (jump.go)
+	run     runner.Runner
+	runName string
+	lastID  runner.ArmID
+	inbox   []runner.Frame // scratch for Receive
+	pipe    pipeline       // checkpoints asked for (checkpoint.go)
+	jump    *jump          // a run ahead in progress (jump.go)
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
 
@@ -73,10 +77,10 @@ func New(o Options) *Model {
 		o.BudgetMs = 4
 	}
 	if o.Runner == nil {
-		o.Runner = runner.NewLocal(o.Clock)
+		panic("play.New: Options.Runner is required")
 	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
-		run: o.Runner, pipe: newPipeline(),
+		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(),
 		// What the engine accepts does not depend on the scenario; probe once.
 		controls: Controls(engine.DefaultScenario())}
 	m.Load(o.Fragment, o.Shared)

@@ -35,8 +35,10 @@ type State struct {
 	// Refused is the engine's refusal of the scenario ("" when it runs).
 	Refused string `json:"refused"`
 	// Jump is the run ahead in progress, if any.
-	Jump  *JumpUI `json:"jump"`
-	Tiles int     `json:"tiles"`
+	Jump *JumpUI `json:"jump"`
+	// Runner says where the simulations run: "2 workers", "1 worker", "in-page".
+	Runner string `json:"runner"`
+	Tiles  int    `json:"tiles"`
 	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
 	// and embedding pages that point at a vCPU.
 	Boxes    []Box     `json:"boxes"`
@@ -99,7 +101,7 @@ type CPUState struct {
 // State builds the state() document.
 func (m *Model) State() State {
 	a0 := m.arms[0]
-	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(),
+	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(), Runner: m.runName,
 		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
 		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
 		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}

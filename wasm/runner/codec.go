@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/go-json-experiment/json"
+	"reflect"
 
 	"schedplay/engine"
 )
@@ -18,8 +17,8 @@ import (
 // are decoded on the page's thread, inside its frame budget: reflection-based
 // codecs cost milliseconds per frame under wasm, and gob adds about 300 KB to each
 // binary. Thread names, which never change, cross once per thread. The engine's
-// Results (a few times a second) and the scenario (once per arm) go as JSON, the
-// engine's own format for them.
+// Results (a few times a second) and the scenario (once per arm) cross as their Go
+// values (values.go).
 
 // Command opcodes.
 const (
@@ -42,11 +41,11 @@ const (
 )
 
 // encodeStart appends a Start command.
-func encodeStart(b []byte, id ArmID, scenario []byte, background bool) []byte {
+func encodeStart(b []byte, id ArmID, sc engine.Scenario, background bool) []byte {
 	b = append(b, opStart)
 	b = binary.AppendUvarint(b, uint64(id))
 	b = append(b, flagIf(background, flagBackground))
-	return appendBytes(b, scenario)
+	return appendValue(b, reflect.ValueOf(sc))
 }
 
 // encodeAdvance appends an Advance command.
@@ -76,7 +75,7 @@ func encodeStop(b []byte, id ArmID) []byte {
 type command struct {
 	op         byte
 	id         ArmID
-	scenario   []byte
+	scenario   engine.Scenario
 	background bool
 	adv        Advance
 	seq        uint32
@@ -91,7 +90,7 @@ func decodeCommands(msg []byte) ([]command, error) {
 		switch c.op {
 		case opStart:
 			c.background = r.byte()&flagBackground != 0
-			c.scenario = r.bytes()
+			readValue(&r, reflect.ValueOf(&c.scenario).Elem())
 		case opAdvance:
 			c.adv.Seq = uint32(r.uvarint())
 			c.adv.ToNs = r.varint()
@@ -161,11 +160,7 @@ func (e *frameEncoder) encode(b []byte, f *Frame) []byte {
 		b = appendString(b, d.Reason)
 	}
 	if f.HasResults {
-		data, err := json.Marshal(f.Results)
-		if err != nil {
-			panic("runner.encode: results do not encode: " + err.Error())
-		}
-		b = appendBytes(b, data)
+		b = appendValue(b, reflect.ValueOf(f.Results))
 	}
 	return b
 }
@@ -258,9 +253,7 @@ func (d *frameDecoder) decode(r *reader, f *Frame, fl byte) {
 		f.Decision.Reason = r.string()
 	}
 	if f.HasResults {
-		if err := json.Unmarshal(r.bytes(), &f.Results); err != nil && r.err == nil {
-			r.err = fmt.Errorf("runner: results: %w", err)
-		}
+		readValue(r, reflect.ValueOf(&f.Results).Elem())
 	}
 }
 
@@ -332,11 +325,6 @@ func appendInts(b []byte, vs []int) []byte {
 		b = binary.AppendVarint(b, int64(v))
 	}
 	return b
-}
-
-func appendBytes(b, data []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(data)))
-	return append(b, data...)
 }
 
 func appendString(b []byte, s string) []byte {

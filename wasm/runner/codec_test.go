@@ -3,6 +3,8 @@ package runner
 import (
 	"reflect"
 	"testing"
+
+	"schedplay/engine"
 )
 
 // fill sets every field reachable from v to a distinct non-zero value (slices get
@@ -22,13 +24,21 @@ func fill(v reflect.Value, next *int64) {
 		for i := range 2 {
 			fill(v.Index(i), next)
 		}
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		for range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(k, next)
+			fill(e, next)
+			v.SetMapIndex(k, e)
+		}
 	case reflect.Array:
 		for i := range v.Len() {
 			fill(v.Index(i), next)
 		}
 	case reflect.Int, reflect.Int32, reflect.Int64:
 		v.SetInt(*next)
-	case reflect.Uint8, reflect.Uint32:
+	case reflect.Uint8, reflect.Uint32, reflect.Uint64:
 		v.SetUint(uint64(*next % 3)) // enum-like fields: small values
 	case reflect.Float64:
 		v.SetFloat(float64(*next) + 0.25)
@@ -79,8 +89,11 @@ func TestFrameRoundTrip(t *testing.T) {
 
 func TestCommandRoundTrip(t *testing.T) {
 	adv := Advance{Seq: 7, ToNs: 123_456_789, Step: true, Results: true, Ghosts: true, Select: Selection{CPU: 3, Thread: -1}}
+	var sc engine.Scenario
+	n := int64(0)
+	fill(reflect.ValueOf(&sc).Elem(), &n) // every field, maps and lists included
 	var b []byte
-	b = encodeStart(b, 1, []byte(`{"version":1}`), true)
+	b = encodeStart(b, 1, sc, true)
 	b = encodeAdvance(b, 1, adv)
 	b = encodeCancel(b, 2, 8)
 	b = encodeStop(b, 2)
@@ -88,8 +101,8 @@ func TestCommandRoundTrip(t *testing.T) {
 	if err != nil || len(cmds) != 4 {
 		t.Fatalf("%d commands, %v", len(cmds), err)
 	}
-	if c := cmds[0]; c.op != opStart || c.id != 1 || !c.background || string(c.scenario) != `{"version":1}` {
-		t.Errorf("start: %+v", c)
+	if c := cmds[0]; c.op != opStart || c.id != 1 || !c.background || !reflect.DeepEqual(c.scenario, sc) {
+		t.Errorf("start: %+v\nwant scenario %+v", c, sc)
 	}
 	if c := cmds[1]; c.op != opAdvance || c.adv != adv {
 		t.Errorf("advance: %+v, want %+v", c.adv, adv)

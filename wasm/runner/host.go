@@ -66,14 +66,6 @@ func (h *Host) Start(id ArmID, sc engine.Scenario, background bool) {
 		chunk: minChunkEvents * 4, ipiNs: max(sc.Machine.Costs.IPILatencyNs, 1)})
 }
 
-// refuse marks an arm whose scenario could not be read: every request of it is
-// answered with msg.
-func (h *Host) refuse(id ArmID, msg string) {
-	if a := h.arm(id); a != nil {
-		a.err = msg
-	}
-}
-
 func (h *Host) arm(id ArmID) *hostArm {
 	if i := slices.IndexFunc(h.arms, func(a *hostArm) bool { return a.id == id }); i >= 0 {
 		return h.arms[i]

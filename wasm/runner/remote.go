@@ -39,17 +39,13 @@ func NewRemote(t Transport) *Remote {
 	return &Remote{t: t, where: map[ArmID]int{}, dec: map[ArmID]*frameDecoder{}, batch: make([][]byte, max(t.Workers(), 1))}
 }
 
-// Start implements Runner: the scenario crosses as its canonical JSON.
+// Start implements Runner.
 func (r *Remote) Start(id ArmID, sc engine.Scenario, background bool) {
 	w := r.next % len(r.batch)
 	r.next++
 	r.where[id] = w
 	r.dec[id] = &frameDecoder{}
-	data, err := sc.Canonical()
-	if err != nil {
-		panic("runner.Remote.Start: a validated scenario does not encode: " + err.Error())
-	}
-	r.batch[w] = encodeStart(r.batch[w], id, data, background)
+	r.batch[w] = encodeStart(r.batch[w], id, sc, background)
 }
 
 // Advance implements Runner.
@@ -143,4 +139,35 @@ func (r *Remote) decoderFor(id ArmID) *frameDecoder {
 		return d
 	}
 	return &frameDecoder{}
+}
+
+// Unavailable is the Runner of a page that could not start its workers: every
+// arm answers every checkpoint with the reason, which the page shows.
+type Unavailable struct {
+	Reason string
+	out    []Frame
+}
+
+// Start implements Runner.
+func (u *Unavailable) Start(ArmID, engine.Scenario, bool) {}
+
+// Advance implements Runner: the answer is the reason.
+func (u *Unavailable) Advance(id ArmID, a Advance) {
+	u.out = append(u.out, Frame{Arm: id, Seq: a.Seq, Err: u.Reason})
+}
+
+// Cancel implements Runner.
+func (u *Unavailable) Cancel(id ArmID, seq uint32) { u.Advance(id, Advance{Seq: seq}) }
+
+// Stop implements Runner.
+func (u *Unavailable) Stop(ArmID) {}
+
+// Pump implements Runner.
+func (u *Unavailable) Pump(float64) {}
+
+// Receive implements Runner.
+func (u *Unavailable) Receive(dst []Frame) []Frame {
+	dst = append(dst, u.out...)
+	u.out = u.out[:0]
+	return dst
 }

@@ -1,7 +1,5 @@
 package runner
 
-import "schedplay/engine"
-
 // Server is the worker's side of Remote: it decodes the page's command batches,
 // runs them on a Host, and encodes the answers. The worker program (wasm/worker)
 // only moves bytes: Handle what arrives, Work in budgets between yields to its
@@ -34,11 +32,7 @@ func (s *Server) Handle(msg []byte) error {
 		switch c.op {
 		case opStart:
 			delete(s.enc, c.id)
-			sc, derr := engine.DecodeScenario(c.scenario)
-			s.host.Start(c.id, sc, c.background)
-			if derr != nil {
-				s.host.refuse(c.id, derr.Error())
-			}
+			s.host.Start(c.id, c.scenario, c.background)
 		case opAdvance:
 			s.host.Advance(c.id, c.adv)
 		case opCancel:
