@@ -250,9 +250,9 @@ func browser(t testing.TB, width, height int) (context.Context, string) {
 }
 
 // expectedConsoleError lists errors a test provokes on purpose: a share id that
-// does not exist, the share service refusing.
+// does not exist, the share service refusing, a browser without Web Workers.
 func expectedConsoleError(msg string) bool {
-	return strings.Contains(msg, "404") || strings.Contains(msg, "503")
+	return strings.Contains(msg, "404") || strings.Contains(msg, "503") || strings.Contains(msg, "no Web Workers")
 }
 
 // setDPR emulates a device pixel ratio (HiDPI screens).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"syscall/js"
 
 	"schedplay/wasm/runner"
@@ -73,13 +74,13 @@ func newWorkers(n int) (workers []js.Value, err error) {
 		if p := recover(); p != nil {
 			err, _ = p.(error)
 			if err == nil {
-				err = js.Error{Value: js.ValueOf("new Worker failed")}
+				err = errors.New("new Worker failed")
 			}
 		}
 	}()
 	ctor := js.Global().Get("Worker")
 	if ctor.Type() != js.TypeFunction {
-		return nil, js.Error{Value: js.ValueOf("this browser has no Web Workers")}
+		return nil, errors.New("this browser has no Web Workers")
 	}
 	for range n {
 		workers = append(workers, ctor.New("/engine-worker.js"))

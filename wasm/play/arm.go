@@ -37,6 +37,10 @@ type Arm struct {
 	// results are the engine's results as of resultsAt (-1: none yet).
 	results   engine.Results
 	resultsAt int64
+	// events is the engine's event count as shown; busyMs sums what the runner
+	// reported spending on the checkpoints shown (the page's speed report).
+	events int64
+	busyMs float64
 	// decision is the newest decision about decisionFor, if hasDecision.
 	decision    engine.Decision
 	decisionFor runner.Selection
@@ -170,6 +174,7 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 	}
 	a.hist.N += f.Latency.N
 	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
+	a.events, a.busyMs = f.Events, a.busyMs+f.BusyMs
 	if f.HasResults {
 		a.results, a.resultsAt = f.Results, f.NowNs
 	}
