@@ -21,11 +21,11 @@ import (
 
 // runState is what these tests read of state() besides pageState.
 type runState struct {
-	NowNs    int64           `json:"now_ns"`
-	Playing  bool            `json:"playing"`
-	Fragment string          `json:"fragment"`
-	Runner   string          `json:"runner"`
-	Refused  string          `json:"refused"`
+	NowNs    int64          `json:"now_ns"`
+	Playing  bool           `json:"playing"`
+	Fragment string         `json:"fragment"`
+	Runner   string         `json:"runner"`
+	Refused  string         `json:"refused"`
 	Scenario jsontext.Value `json:"scenario"`
 	Jump     *struct {
 		To   string  `json:"to"`

@@ -41,7 +41,7 @@ type State struct {
 	// Pending counts the checkpoints asked of the runner and not yet shown: 0
 	// once a pause has settled.
 	Pending int `json:"pending"`
-	Tiles  int    `json:"tiles"`
+	Tiles   int `json:"tiles"`
 	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
 	// and embedding pages that point at a vCPU.
 	Boxes    []Box     `json:"boxes"`
