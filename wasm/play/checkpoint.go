@@ -6,23 +6,28 @@ package play
 //
 // Each frame the model asks every arm for the same checkpoint, "reach t", and
 // shows a checkpoint only once every arm has answered it; answers wait in the
-// arms' inboxes until then. At most maxInFlight checkpoints are outstanding, so
-// the runner always has the next one queued (it never idles while the page
-// draws) but never runs far ahead of what the page can stop: pausing cancels what
-// is queued, and the arms, stopped wherever they were, are brought to the
-// furthest one's time by one more checkpoint before anything is shown. In slow
-// motion a checkpoint is a frame's worth of simulated time, so a 2 µs IPI crosses
-// the stage over seconds, answer by answer; at max speed (and while jumping) a
-// checkpoint is sized to cost the runner about targetCheckpointMs.
+// arms' inboxes until then. A few checkpoints are outstanding at a time, so the
+// runner always has the next one queued (it never idles while the page draws)
+// but never runs far ahead of what the page can stop: pausing cancels what is
+// queued, and the arms, stopped wherever they were, are brought to the furthest
+// one's time by one more checkpoint before anything is shown. In slow motion a
+// checkpoint is a frame's worth of simulated time, so a 2 µs IPI crosses the stage
+// over seconds, answer by answer; at max speed (and while jumping) a checkpoint is
+// sized to cost the runner about a frame and a half (at least
+// targetCheckpointMs), so the workers stay busy even when the page's frames are
+// slow (a software-rendered canvas sharing two cores with them).
 
 import (
 	"schedplay/wasm/runner"
 )
 
-// Checkpoint sizing and pacing.
+// Checkpoint sizing and pacing. A fast run keeps one more checkpoint in flight:
+// the page takes answers only once a frame.
 const (
 	maxInFlight        = 2
+	maxInFlightFast    = 3
 	targetCheckpointMs = 20
+	maxCheckpointMs    = 250
 	minStepNs          = 1_000
 	maxStepNs          = 10_000_000_000
 	firstStepNs        = 100_000
@@ -64,6 +69,9 @@ type pipeline struct {
 	stepNs int64
 	// resultsMs is the wall time results were last asked for.
 	resultsMs float64
+	// frameMs is the page's frame interval (smoothed): a max-speed checkpoint
+	// should keep the runner busy for longer than that.
+	frameMs float64
 	// sel is the selection last sent; stepWanted asks for a Step once the
 	// pipeline is empty.
 	sel        Selection
@@ -192,7 +200,7 @@ func (m *Model) showReady(wallMs float64) {
 			a.show(cp.seq, wallMs)
 		}
 		if cp.sized {
-			p.stepNs = adaptStep(p.stepNs, busyMs)
+			p.stepNs = adaptStep(p.stepNs, busyMs, min(max(targetCheckpointMs, 1.5*p.frameMs), maxCheckpointMs))
 		}
 		p.shownNs = cp.toNs
 		m.shown()
@@ -213,10 +221,10 @@ func (m *Model) allAnswered(cp checkpoint) bool {
 	return true
 }
 
-// adaptStep scales a max-speed checkpoint towards targetCheckpointMs of runner
-// time, by at most a factor of two each time, within [minStepNs, maxStepNs].
-func adaptStep(stepNs int64, busyMs float64) int64 {
-	f := min(max(targetCheckpointMs/max(busyMs, 0.01), 0.5), 2)
+// adaptStep scales a max-speed checkpoint towards targetMs of runner time, by at
+// most a factor of two each time, within [minStepNs, maxStepNs].
+func adaptStep(stepNs int64, busyMs, targetMs float64) int64 {
+	f := min(max(targetMs/max(busyMs, 0.01), 0.5), 2)
 	return min(max(int64(float64(stepNs)*f), minStepNs), maxStepNs)
 }
 
@@ -257,11 +265,11 @@ func (m *Model) plan(dtMs float64) {
 		return
 	}
 	fast := tc.speedMax || m.jump != nil
-	owed := int64(0)
+	owed, inFlight := int64(0), maxInFlightFast
 	if !fast {
-		owed = tc.owe(dtMs)
+		owed, inFlight = tc.owe(dtMs), maxInFlight
 	}
-	for len(p.pending) < maxInFlight && p.reqNs < stop {
+	for len(p.pending) < inFlight && p.reqNs < stop {
 		to := p.reqNs + p.stepNs
 		if !fast {
 			if owed < 1 {
@@ -304,6 +312,9 @@ func (m *Model) exchange(wallMs float64) {
 func (m *Model) Update(nowMs float64) {
 	tc := &m.time
 	dt := tc.frameDt(nowMs)
+	if dt > 0 {
+		m.pipe.frameMs += (dt - m.pipe.frameMs) * 0.1
+	}
 	before := m.pipe.shownNs
 	m.receive()
 	m.showReady(nowMs)

@@ -65,7 +65,7 @@ func TestAdaptStep(t *testing.T) {
 		{"never under the floor", minStepNs, targetCheckpointMs * 4, minStepNs},
 		{"never over the cap", maxStepNs, 0, maxStepNs},
 	} {
-		if got := adaptStep(tc.stepNs, tc.busyMs); got != tc.want {
+		if got := adaptStep(tc.stepNs, tc.busyMs, targetCheckpointMs); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.desc, got, tc.want)
 		}
 	}
