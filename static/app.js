@@ -213,7 +213,8 @@
     renderJump();
     const refused = $('refused');
     refused.hidden = !ui.refused;
-    if (ui.refused) refused.textContent = 'The engine refused this scenario: ' + ui.refused;
+    if (ui.refused) refused.textContent = ui.refused.charAt(0).toUpperCase() + ui.refused.slice(1);
+    play.disabled = !!ui.refused;
     $('skip-warmup').hidden = !(ui.warmup_ns > ui.now_ns);
     if (document.activeElement !== $('compare')) $('compare').value = ui.compare;
 

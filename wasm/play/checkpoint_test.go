@@ -177,7 +177,7 @@ func TestJumpBackReplays(t *testing.T) {
 // of leaving it waiting.
 func TestRefusalIsShown(t *testing.T) {
 	m, l := newWorkerModel(t, "#v=1&preset=small", 2)
-	l.Remote.Fail(1, "the engine refused this scenario: workload.clients: 4096 clients would take hours")
+	l.Remote.Fail(1, "the engine worker stopped: workload.clients: 4096 clients would take hours")
 	m.Play()
 	l.Work(0, 5)
 	m.Update(16)

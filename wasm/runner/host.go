@@ -149,7 +149,7 @@ func (h *Host) serve(a *hostArm) {
 	if a.sim == nil && a.err == "" {
 		sim, err := engine.NewSim(a.sc)
 		if err != nil {
-			a.err = err.Error()
+			a.err = "the engine refused this scenario: " + err.Error()
 		}
 		a.sim = sim
 	}
