@@ -362,10 +362,13 @@ type pageState struct {
 	} `json:"perf"`
 }
 
-func state(t testing.TB, ctx context.Context) pageState {
+func state(t testing.TB, ctx context.Context) pageState { return stateAs[pageState](t, ctx) }
+
+// stateAs reads window.schedplay.state() into the parts of it that T names.
+func stateAs[T any](t testing.TB, ctx context.Context) T {
 	t.Helper()
 	raw := eval[string](t, ctx, `JSON.stringify(window.schedplay.state())`)
-	var s pageState
+	var s T
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		t.Fatalf("decoding state(): %v\n%s", err, raw)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/go-json-experiment/json"
 
 	"schedplay/engine"
 )
@@ -198,27 +197,10 @@ func TestMeasureSpeed(t *testing.T) {
 // (waiting for the other arm, messages, the page).
 func logArmPace(t *testing.T, ctx context.Context, wall time.Duration) {
 	t.Helper()
-	for _, a := range readRunArms(t, ctx) {
+	for _, a := range readRun(t, ctx).Arms {
 		t.Logf("  arm %s: %d events, worker busy %.2f s (%.0f%% of the wall time): %.2f M events/s in the worker",
 			a.Name, a.Events, a.RunnerMs/1000, 100*a.RunnerMs/float64(wall.Milliseconds()), float64(a.Events)/a.RunnerMs/1000)
 	}
-}
-
-func readRunArms(t *testing.T, ctx context.Context) []struct {
-	Name     string  `json:"name"`
-	Events   int64   `json:"events"`
-	RunnerMs float64 `json:"runner_ms"`
-} {
-	t.Helper()
-	var arms []struct {
-		Name     string  `json:"name"`
-		Events   int64   `json:"events"`
-		RunnerMs float64 `json:"runner_ms"`
-	}
-	if err := json.Unmarshal([]byte(eval[string](t, ctx, `JSON.stringify(window.schedplay.state().arms)`)), &arms); err != nil {
-		t.Fatal(err)
-	}
-	return arms
 }
 
 // logBundleSize reports what a first visit downloads, gzip-compressed as served.

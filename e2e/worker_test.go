@@ -32,10 +32,11 @@ type runState struct {
 		Done float64 `json:"done"`
 	} `json:"jump"`
 	Arms []struct {
-		Name    string   `json:"name"`
-		Set     []string `json:"set"`
-		Events  int64    `json:"events"`
-		Metrics struct {
+		Name     string   `json:"name"`
+		Set      []string `json:"set"`
+		Events   int64    `json:"events"`
+		RunnerMs float64  `json:"runner_ms"`
+		Metrics  struct {
 			Results jsontext.Value `json:"results"`
 		} `json:"metrics"`
 	} `json:"arms"`
@@ -44,15 +45,7 @@ type runState struct {
 	} `json:"perf"`
 }
 
-func readRun(t testing.TB, ctx context.Context) runState {
-	t.Helper()
-	raw := eval[string](t, ctx, `JSON.stringify(window.schedplay.state())`)
-	var s runState
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		t.Fatalf("decoding state(): %v", err)
-	}
-	return s
-}
+func readRun(t testing.TB, ctx context.Context) runState { return stateAs[runState](t, ctx) }
 
 // nativeResults runs each arm of the page's scenario natively to atNs (the
 // horizon when 0) and returns the engine's results.

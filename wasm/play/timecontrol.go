@@ -1,7 +1,7 @@
 package play
 
-// Time control: play and pause, speed, RunTo, and stepping the engine inside a
-// per-frame budget.
+// Time control: the speed, what a frame owes the run at that speed, RunTo, and
+// the budget of an in-process runner. checkpoint.go turns these into requests.
 
 import "schedplay/wasm/urlstate"
 

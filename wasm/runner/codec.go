@@ -362,24 +362,16 @@ func (r *reader) byte() byte {
 	return r.b[r.off-1]
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.off:])
-	if n <= 0 {
-		r.err = errShort
-		return 0
-	}
-	r.off += n
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *reader) varint() int64 {
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one varint with decode (binary.Varint or binary.Uvarint).
+func readVarint[T int64 | uint64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b[r.off:])
+	v, n := decode(r.b[r.off:])
 	if n <= 0 {
 		r.err = errShort
 		return 0

@@ -35,16 +35,13 @@ func appendValue(b []byte, v reflect.Value) []byte {
 			}
 		}
 		return b
-	case reflect.Array:
-		for i := range v.Len() {
-			b = appendValue(b, v.Index(i))
+	case reflect.Array, reflect.Slice:
+		if v.Kind() == reflect.Slice {
+			if v.IsNil() {
+				return append(b, 0)
+			}
+			b = binary.AppendUvarint(b, uint64(v.Len())+1)
 		}
-		return b
-	case reflect.Slice:
-		if v.IsNil() {
-			return append(b, 0)
-		}
-		b = binary.AppendUvarint(b, uint64(v.Len())+1)
 		for i := range v.Len() {
 			b = appendValue(b, v.Index(i))
 		}
@@ -92,28 +89,24 @@ func readValue(r *reader, v reflect.Value) {
 				readValue(r, v.Field(i))
 			}
 		}
-	case reflect.Array:
+	case reflect.Array, reflect.Slice:
+		if v.Kind() == reflect.Slice {
+			n, ok := readLength(r, v)
+			if !ok {
+				return
+			}
+			v.Set(reflect.MakeSlice(v.Type(), n, n))
+		}
 		for i := range v.Len() {
 			readValue(r, v.Index(i))
 		}
-	case reflect.Slice:
-		n := r.count(1)
-		if n == 0 {
-			v.SetZero()
-			return
-		}
-		v.Set(reflect.MakeSlice(v.Type(), n-1, n-1))
-		for i := range n - 1 {
-			readValue(r, v.Index(i))
-		}
 	case reflect.Map:
-		n := r.count(1)
-		if n == 0 {
-			v.SetZero()
+		n, ok := readLength(r, v)
+		if !ok {
 			return
 		}
-		v.Set(reflect.MakeMapWithSize(v.Type(), n-1))
-		for range n - 1 {
+		v.Set(reflect.MakeMapWithSize(v.Type(), n))
+		for range n {
 			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
 			readValue(r, k)
 			readValue(r, e)
@@ -125,4 +118,15 @@ func readValue(r *reader, v reflect.Value) {
 	default:
 		r.fail("cannot read a " + v.Type().String())
 	}
+}
+
+// readLength reads a slice's or map's length as appendValue writes it (0 for
+// nil, else length+1); for nil it zeroes v and reports false.
+func readLength(r *reader, v reflect.Value) (int, bool) {
+	n := r.count(1)
+	if n == 0 {
+		v.SetZero()
+		return 0, false
+	}
+	return n - 1, true
 }
