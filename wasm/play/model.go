@@ -109,7 +109,7 @@ func (m *Model) Load(fragment string, shared []byte) {
 	m.pal = view.PaletteNamed(st.View.Theme)
 	m.time.setSpeed(st.View.Speed)
 	m.sel = noSelection()
-	m.stopSweep()
+	m.dropSweep()
 	m.rebuild()
 	m.time.playing = st.View.Embed // embeds autoplay
 	if at := st.View.AtNs; at > 0 {
@@ -224,7 +224,7 @@ func (m *Model) set(path, value string) string {
 			return err.Error()
 		}
 		m.view.AtNs = 0
-		m.stopSweep()
+		m.dropSweep()
 		m.rebuild()
 		m.sel = noSelection()
 		return ""
@@ -269,7 +269,7 @@ func (m *Model) set(path, value string) string {
 	}
 	m.setup = s
 	m.view.AtNs = 0
-	m.stopSweep()
+	m.dropSweep()
 	m.rebuild()
 	return ""
 }

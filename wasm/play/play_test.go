@@ -355,6 +355,11 @@ func TestSweep(t *testing.T) {
 	if ch := m.UI().Sweep; ch.Lines[0].D == "" || ch.Lines[1].D == "" {
 		t.Errorf("sweep lines missing: %+v", ch)
 	}
+	// A knob change measures another scenario: the sweep is forgotten.
+	m.Set("workload.clients", "24")
+	if m.SweepState() != nil {
+		t.Error("the sweep of the previous scenario is still shown")
+	}
 }
 
 func TestControls(t *testing.T) {

@@ -135,6 +135,12 @@ func (s *Sweep) take(m *Model, f runner.Frame) {
 	s.measured++
 }
 
+// dropSweep stops the sweep and forgets it: the scenario it measured changed.
+func (m *Model) dropSweep() {
+	m.stopSweep()
+	m.sweep = nil
+}
+
 // stopSweep stops the sweep's runs (its measured points stay).
 func (m *Model) stopSweep() {
 	if m.sweep == nil {
