@@ -18,7 +18,7 @@ type fakeClock struct{ now, step float64 }
 func (c *fakeClock) read() float64 { c.now += c.step; return c.now }
 
 // scenario reads an example and applies knob overrides.
-func scenario(t *testing.T, name string, sets ...string) engine.Scenario {
+func scenario(t testing.TB, name string, sets ...string) engine.Scenario {
 	t.Helper()
 	data, err := fs.ReadFile(examples.FS, name+".json")
 	if err != nil {
