@@ -250,9 +250,9 @@ func browser(t testing.TB, width, height int) (context.Context, string) {
 }
 
 // expectedConsoleError lists errors a test provokes on purpose: a share id that
-// does not exist, the share service refusing.
+// does not exist, the share service refusing, a browser without Web Workers.
 func expectedConsoleError(msg string) bool {
-	return strings.Contains(msg, "404") || strings.Contains(msg, "503")
+	return strings.Contains(msg, "404") || strings.Contains(msg, "503") || strings.Contains(msg, "no Web Workers")
 }
 
 // setDPR emulates a device pixel ratio (HiDPI screens).
@@ -362,10 +362,13 @@ type pageState struct {
 	} `json:"perf"`
 }
 
-func state(t testing.TB, ctx context.Context) pageState {
+func state(t testing.TB, ctx context.Context) pageState { return stateAs[pageState](t, ctx) }
+
+// stateAs reads window.schedplay.state() into the parts of it that T names.
+func stateAs[T any](t testing.TB, ctx context.Context) T {
 	t.Helper()
 	raw := eval[string](t, ctx, `JSON.stringify(window.schedplay.state())`)
-	var s pageState
+	var s T
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		t.Fatalf("decoding state(): %v\n%s", err, raw)
 	}

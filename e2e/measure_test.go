@@ -1,11 +1,21 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"schedplay/engine"
 )
 
 // TestMeasure reports the playground's budgets measured in the page: first frame
@@ -97,4 +107,122 @@ func TestGallery(t *testing.T) {
 			screenshot(t, ctx, s.sel, s.name)
 		})
 	}
+}
+
+// TestMeasureSpeed reports, side by side on this machine, how long the page takes
+// at max speed against the native engine for the issue's two cases: hackbench's
+// default comparison to the end (against the CLI running the same two runs), and
+// the default TPC-B comparison to the end of its 12 s warm-up (a jump). It also
+// reports where the page's time goes (the workers' engine time against the wall
+// time) and the bundle's gzip size. It asserts nothing about speed:
+//
+//	SCHEDPLAY_MEASURE=1 go test ./e2e -run TestMeasureSpeed -v
+func TestMeasureSpeed(t *testing.T) {
+	if os.Getenv("SCHEDPLAY_MEASURE") != "1" {
+		t.Skip("set SCHEDPLAY_MEASURE=1 to measure")
+	}
+	ctx, base := browser(t, 1400, 900)
+	root := repoRoot(t)
+	logBundleSize(t, root)
+
+	cli := filepath.Join(t.TempDir(), "schedplay")
+	build := exec.Command("go", "build", "-o", cli, "./cmd/schedplay")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	hackbench := filepath.Join(root, "examples", "hackbench.json")
+	runCLI := func(rule string) *exec.Cmd {
+		return exec.Command(cli, "run", hackbench, "--set", "sched.wake_sync="+rule, "--format", "json")
+	}
+	start := time.Now()
+	for _, rule := range []string{"old", "new"} {
+		if out, err := runCLI(rule).CombinedOutput(); err != nil {
+			t.Fatalf("schedplay run: %v\n%s", err, out)
+		}
+	}
+	cliSeq := time.Since(start)
+	start = time.Now()
+	a, b := runCLI("old"), runCLI("new")
+	if err := errors.Join(a.Start(), b.Start()); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(a.Wait(), b.Wait()); err != nil {
+		t.Fatal(err)
+	}
+	cliPar := time.Since(start)
+
+	open(t, ctx, base+"/#v=1&preset=hackbench&speed=max")
+	waitFor(t, ctx, `window.schedplay.state().pending === 0`, 30*time.Second)
+	start = time.Now()
+	eval[bool](t, ctx, `window.schedplay.play(), true`)
+	waitFor(t, ctx, `window.schedplay.state().done`, 600*time.Second)
+	page := time.Since(start)
+	st := readRun(t, ctx)
+	t.Logf("hackbench compare to the end (old vs new rule), runner %s:", st.Runner)
+	t.Logf("  page %.2f s; native CLI, the two runs one after the other %.2f s (page/native %.1fx), side by side %.2f s (%.1fx)",
+		page.Seconds(), cliSeq.Seconds(), page.Seconds()/cliSeq.Seconds(), cliPar.Seconds(), page.Seconds()/cliPar.Seconds())
+	logArmPace(t, ctx, page)
+
+	// TPC-B to the end of the warm-up: natively, the engine alone (what the CLI
+	// runs), both arms one after the other; in the page, a jump.
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu")
+	waitFor(t, ctx, `window.schedplay.state().pending === 0`, 30*time.Second)
+	st = readRun(t, ctx)
+	const warmNs = 12_000_000_000
+	start = time.Now()
+	for _, arm := range st.Arms {
+		sc, err := engine.DecodeScenario(st.Scenario, arm.Set...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := engine.NewSim(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim.RunUntil(warmNs)
+	}
+	native := time.Since(start)
+	start = time.Now()
+	eval[bool](t, ctx, `window.schedplay.jumpTo(12e9), true`)
+	waitFor(t, ctx, `(s => s.now_ns === 12e9 && !s.jump)(window.schedplay.state())`, 900*time.Second)
+	page = time.Since(start)
+	t.Logf("TPC-B compare to the end of the 12 s warm-up: page %.2f s, native engine (both arms, one after the other) %.2f s: %.1fx",
+		page.Seconds(), native.Seconds(), page.Seconds()/native.Seconds())
+	logArmPace(t, ctx, page)
+}
+
+// logArmPace reports each arm's engine events, the workers' time on them, and so
+// the engine's pace in the worker and the share of the wall time spent elsewhere
+// (waiting for the other arm, messages, the page).
+func logArmPace(t *testing.T, ctx context.Context, wall time.Duration) {
+	t.Helper()
+	for _, a := range readRun(t, ctx).Arms {
+		t.Logf("  arm %s: %d events, worker busy %.2f s (%.0f%% of the wall time): %.2f M events/s in the worker",
+			a.Name, a.Events, a.RunnerMs/1000, 100*a.RunnerMs/float64(wall.Milliseconds()), float64(a.Events)/a.RunnerMs/1000)
+	}
+}
+
+// logBundleSize reports what a first visit downloads, gzip-compressed as served.
+func logBundleSize(t *testing.T, root string) {
+	t.Helper()
+	total := int64(0)
+	var parts []string
+	for _, name := range []string{"schedplay.wasm.gz", "schedplay-worker.wasm.gz", "index.html", "app.js", "style.css", "wasm_exec.js", "engine-worker.js"} {
+		data, err := os.ReadFile(filepath.Join(root, "static", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(len(data))
+		if !strings.HasSuffix(name, ".gz") {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			zw.Write(data)
+			zw.Close()
+			n = int64(buf.Len())
+		}
+		total += n
+		parts = append(parts, fmt.Sprintf("%s %.0f KB", name, float64(n)/1e3))
+	}
+	t.Logf("bundle: %.2f MB gzip (%s)", float64(total)/1e6, strings.Join(parts, ", "))
 }

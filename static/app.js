@@ -210,6 +210,12 @@
     $('horizon').textContent = 'of ' + ui.horizon;
     $('progress-bar').style.width = (100 * ui.now_ns / Math.max(ui.end_ns, 1)).toFixed(2) + '%';
     $('message').textContent = ui.message || '';
+    renderJump();
+    const refused = $('refused');
+    refused.hidden = !ui.refused;
+    if (ui.refused) refused.textContent = ui.refused.charAt(0).toUpperCase() + ui.refused.slice(1);
+    play.disabled = !!ui.refused;
+    $('skip-warmup').hidden = !(ui.warmup_ns > ui.now_ns);
     if (document.activeElement !== $('compare')) $('compare').value = ui.compare;
 
     for (const cv of ui.controls) updateControl(cv);
@@ -253,6 +259,17 @@
     } else {
       input.value = cv.value;
     }
+  }
+
+  // renderJump shows the run ahead's progress over the stage (embeds included).
+  function renderJump() {
+    const box = $('jump-progress');
+    box.hidden = !ui.jump;
+    if (!ui.jump) return;
+    const pct = Math.round(100 * ui.jump.done);
+    $('jump-label').textContent = 'Running ahead to ' + ui.jump.to + ' · ' + pct + '%';
+    $('jump-bar').style.width = pct + '%';
+    box.querySelector('[role=progressbar]').setAttribute('aria-valuenow', String(pct));
   }
 
   function renderProblems() {
@@ -414,6 +431,11 @@
   $('step').addEventListener('click', () => cmd('step'));
   $('reset').addEventListener('click', () => cmd('reset'));
   $('sweep').addEventListener('click', () => cmd('sweep'));
+  const jump = () => { const v = $('jump-to').value.trim(); if (v) set('t', v); };
+  $('jump').addEventListener('click', jump);
+  $('jump-to').addEventListener('keydown', (e) => { if (e.key === 'Enter') jump(); });
+  $('skip-warmup').addEventListener('click', () => cmd('jumpTo', ui.warmup_ns));
+  $('jump-cancel').addEventListener('click', () => cmd('pause'));
   $('speed').addEventListener('change', (e) => set('speed', e.target.value));
   $('show-ghosts').addEventListener('change', (e) => set('ghosts', e.target.checked ? '1' : '0'));
   $('compare').addEventListener('change', (e) => set('compare', e.target.value));
@@ -456,6 +478,7 @@
     step: () => cmd('step'),
     reset: () => cmd('reset'),
     runTo: (ns) => cmd('runTo', Number(ns)),
+    jumpTo: (ns) => cmd('jumpTo', Number(ns)) || null,
     sweep: () => cmd('sweep'),
     select: (arm, cpu, thread = -1) => cmd('select', arm, cpu, thread),
     perfReset: () => cmd('perfReset'),

@@ -74,6 +74,8 @@ func registerBridge(g *game, problems []string) {
 			m.StartSweep()
 		case "runTo":
 			m.RunTo(int64(num(args, 1)))
+		case "jumpTo":
+			return m.JumpTo(int64(num(args, 1)))
 		case "antialias":
 			g.ebitenAA = num(args, 1) != 0
 		case "perfReset":

@@ -1,10 +1,13 @@
-// Command wasm is the schedplay playground in the browser: the engine and an Ebiten
-// game that draws it, built with GOOS=js GOARCH=wasm into static/schedplay.wasm.
+// Command wasm is the schedplay playground in the browser: an Ebiten game that
+// draws the simulations, built with GOOS=js GOARCH=wasm into static/schedplay.wasm.
+// The simulations themselves run in engine workers (wasm/worker, a second and
+// much smaller binary), reached through runner.Remote.
 //
 // The program is a thin shell: play.Model holds all state and decides what is
 // drawn, so it is tested natively; game_js.go hands Ebiten's Update and Draw to it
-// and paints its mesh; bridge_js.go lets the page's JavaScript drive it. All files
-// carry the _js suffix, so native builds and `go vet ./...` skip this package.
+// and paints its mesh; bridge_js.go lets the page's JavaScript drive it;
+// workers_js.go starts the workers and carries their messages. All files carry
+// the _js suffix, so native builds and `go vet ./...` skip this package.
 package main
 
 import (
@@ -25,7 +28,8 @@ func main() {
 	// The page script leaves the URL's fragment and any shared scenario in
 	// window.schedplayBoot before starting the program.
 	frag, shared := bootArgs()
-	m := play.New(play.Options{Presets: presets, Clock: clock, Fragment: frag, Shared: shared})
+	run, runName := startRunner()
+	m := play.New(play.Options{Presets: presets, Clock: clock, Fragment: frag, Shared: shared, Runner: run, RunnerName: runName})
 	m.NoteStartup("presets", tPresets)
 	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)

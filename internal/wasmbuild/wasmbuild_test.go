@@ -23,6 +23,7 @@ func writeRepo(t *testing.T) string {
 		"go.mod":                "module tiny\n\ngo 1.22\n",
 		"engine/engine.go":      "package engine\n\nfunc Answer() int { return 42 }\n",
 		"wasm/main.go":          "package main\n\nimport \"tiny/engine\"\n\nfunc main() { println(engine.Answer()) }\n",
+		"wasm/worker/main.go":   "package main\n\nimport \"tiny/engine\"\n\nfunc main() { println(-engine.Answer()) }\n",
 		"examples/default.json": "{}\n",
 	}
 	for name, body := range files {
@@ -55,6 +56,13 @@ func TestEnsureBuilt(t *testing.T) {
 	wasm, err := os.ReadFile(filepath.Join(root, wasmbuild.WasmPath))
 	if err != nil || !bytes.HasPrefix(wasm, []byte("\x00asm")) {
 		t.Fatalf("no wasm module: %v", err)
+	}
+	worker, err := os.ReadFile(filepath.Join(root, wasmbuild.WorkerPath))
+	if err != nil || !bytes.HasPrefix(worker, []byte("\x00asm")) || bytes.Equal(worker, wasm) {
+		t.Fatalf("no worker module of its own: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, wasmbuild.WorkerGzipPath)); err != nil {
+		t.Fatalf("no gzip of the worker: %v", err)
 	}
 	gz, err := os.ReadFile(filepath.Join(root, wasmbuild.GzipPath))
 	if err != nil {

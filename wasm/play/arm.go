@@ -2,33 +2,49 @@ package play
 
 import (
 	"fmt"
+	"slices"
 
 	"schedplay/engine"
+	"schedplay/wasm/runner"
 	"schedplay/wasm/view"
 )
 
 // Arm is one simulation the stage shows: the whole run in single mode, or one side
-// of a comparison. Both arms of a comparison always sit at the same simulated time.
+// of a comparison. The simulation itself runs in the Runner; the Arm holds what
+// its answers showed last and what is being animated. Both arms of a comparison
+// are shown at the same simulated time (see checkpoint.go).
 type Arm struct {
 	// Name is the arm's short label ("pull off"); Set its knob overrides.
 	Name string
 	Set  []string
 	Sc   engine.Scenario
-	Sim  *engine.Sim
+	id   runner.ArmID
 	// vals are Sc's knob values (see knobValues).
 	vals map[string]string
-	// Snap is the machine as of the last Update (reused every frame).
-	Snap engine.Snapshot
+	// Snap is the machine as last shown; before the first answer, idle tiles.
+	Snap  engine.Snapshot
+	endNs int64
+	done  bool
+	// err is the engine's refusal of Sc, if it refused.
+	err string
+	// inbox holds answers not yet shown, oldest first.
+	inbox []runner.Frame
 
-	vis        []engine.VisEvent
-	decs       []engine.Decision // scratch for finding suppressed IPIs
 	flights    []flight
 	migrations []migration
 	series     view.Series
 	hist       view.Histogram
-	// results caches Sim.Results for the UI (recomputed at most once per UI poll).
+	// results are the engine's results as of resultsAt (-1: none yet).
 	results   engine.Results
 	resultsAt int64
+	// events is the engine's event count as shown; busyMs sums what the runner
+	// reported spending on the checkpoints shown (the page's speed report).
+	events int64
+	busyMs float64
+	// decision is the newest decision about decisionFor, if hasDecision.
+	decision    engine.Decision
+	decisionFor runner.Selection
+	hasDecision bool
 }
 
 // flight is an IPI being animated: in the air while the simulated clock is between
@@ -55,10 +71,8 @@ type migration struct {
 // Animation limits: enough to read the pattern at full speed without letting a
 // burst of thousands of IPIs cost more to draw than the frame allows.
 const (
-	maxFlights    = 20
-	maxMigrations = 12
-	trailMs       = 320
-	slideMs       = 500
+	trailMs = 320
+	slideMs = 500
 )
 
 // seriesWidthNs is the first bucket width of the over-time charts; it doubles as the
@@ -98,101 +112,85 @@ func usesClients(sc engine.Scenario) bool {
 	return k == engine.WorkloadRequestServer || k == engine.WorkloadCommit
 }
 
-func newArm(name string, set []string, sc engine.Scenario) (*Arm, error) {
-	sim, err := engine.NewSim(sc)
-	if err != nil {
-		return nil, err
+func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario) *Arm {
+	a := &Arm{id: id, Name: name, Set: set, Sc: sc, endNs: sc.DurationMs * 1e6, resultsAt: -1,
+		series: view.NewSeries(seriesWidthNs, seriesMax), hist: view.NewHistogram(), vals: knobValues(sc)}
+	// Idle tiles until the runner's first answer (a frame or two later).
+	a.Snap.CPUs = make([]engine.CPUSnap, sc.Machine.VCPUs)
+	for i := range a.Snap.CPUs {
+		a.Snap.CPUs[i] = engine.CPUSnap{ID: i, State: engine.CPUHalted, Running: -1, PullSlot: -1}
 	}
-	a := &Arm{Name: name, Set: set, Sc: sc, Sim: sim, series: view.NewSeries(seriesWidthNs, seriesMax), resultsAt: -1}
-	a.hist = view.NewHistogram()
-	a.vals = knobValues(sc)
-	a.vis = make([]engine.VisEvent, 0, 4096)
-	sim.Snapshot(&a.Snap)
-	return a, nil
+	return a
 }
 
-// runUntil advances the simulation to t and takes in what happened; slides says
-// whether to animate migrations (see timeControl.slides).
-func (a *Arm) runUntil(t int64, wallMs float64, slow, ghosts bool) {
-	a.Sim.RunUntil(t)
-	a.drain(wallMs, slow, ghosts)
+// NowNs is the simulated time shown.
+func (a *Arm) NowNs() int64 { return a.Snap.NowNs }
+
+// answered reports whether the arm has answered checkpoint seq (a refused arm
+// answers everything).
+func (a *Arm) answered(seq uint32) bool {
+	return a.err != "" || slices.ContainsFunc(a.inbox, func(f runner.Frame) bool { return f.Seq == seq })
 }
 
-// step processes one event.
-func (a *Arm) step(wallMs float64, ghosts bool) {
-	a.Sim.Step()
-	a.drain(wallMs, true, ghosts)
+// answer returns the arm's answer to seq.
+func (a *Arm) answer(seq uint32) (runner.Frame, bool) {
+	i := slices.IndexFunc(a.inbox, func(f runner.Frame) bool { return f.Seq == seq })
+	if i < 0 {
+		return runner.Frame{}, false
+	}
+	return a.inbox[i], true
 }
 
-// drain turns the engine's visual events into animation state and histogram
-// counts. slow enables what only reads in slow motion: sliding migrations and,
-// with ghosts, the arcs of suppressed IPIs.
-func (a *Arm) drain(wallMs float64, slow, ghosts bool) {
-	slides := slow
-	a.vis = a.Sim.DrainVis(a.vis[:0])
-	haveDecs := false
-	for _, e := range a.vis {
-		switch e.Kind {
-		case engine.VisDecision:
-			if !slow || !ghosts {
-				continue
-			}
-			if !haveDecs {
-				a.decs = a.Sim.Decisions(a.decs[:0])
-				haveDecs = true
-			}
-			if d, ok := findDecision(a.decs, e); ok && d.Kind == engine.DecIPISuppressed {
-				a.addFlight(flight{kind: engine.IPIWakeup, from: int(d.CPU), to: int(d.Target), sent: e.AtNs,
-					due: e.AtNs + max(a.Sc.Machine.Costs.IPILatencyNs, 1), ghost: true})
-			}
-		case engine.VisIPISend:
-			a.addFlight(flight{kind: e.IPI, from: int(e.CPU), to: int(e.Other),
-				sent: e.AtNs, due: e.AtNs + int64(max(e.Arg, 1))})
-		case engine.VisMigrate:
-			if !slides {
-				continue
-			}
-			if len(a.migrations) == maxMigrations {
-				copy(a.migrations, a.migrations[1:])
-				a.migrations = a.migrations[:maxMigrations-1]
-			}
-			a.migrations = append(a.migrations, migration{thread: int(e.Thread), from: int(e.CPU), to: int(e.Other), startMs: wallMs})
-		case engine.VisComplete:
-			if e.Arg > 0 {
-				a.hist.Add(float64(e.Arg))
-			}
+// show takes in the answers up to checkpoint seq, in order: their animation
+// events and latencies, then the last one's snapshot. wallMs starts the slides.
+func (a *Arm) show(seq uint32, wallMs float64) {
+	n := 0
+	for _, f := range a.inbox {
+		if f.Seq > seq {
+			break
 		}
+		n++
+		a.take(f, wallMs)
 	}
+	a.inbox = append(a.inbox[:0], a.inbox[n:]...)
 }
 
-// addFlight keeps the newest maxFlights IPIs.
+func (a *Arm) take(f runner.Frame, wallMs float64) {
+	if f.Err != "" {
+		a.err, a.done = f.Err, true
+		return
+	}
+	for _, fl := range f.Flights {
+		a.addFlight(flight{kind: fl.Kind, from: int(fl.From), to: int(fl.To), sent: fl.SentNs, due: fl.DueNs, ghost: fl.Ghost})
+	}
+	for _, mg := range f.Migrations {
+		if len(a.migrations) == runner.MaxMigrations {
+			a.migrations = append(a.migrations[:0], a.migrations[1:]...)
+		}
+		a.migrations = append(a.migrations, migration{thread: int(mg.Thread), from: int(mg.From), to: int(mg.To), startMs: wallMs})
+	}
+	for i, c := range f.Latency.Counts {
+		a.hist.Counts[i] += c
+	}
+	a.hist.N += f.Latency.N
+	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
+	a.events, a.busyMs = f.Events, a.busyMs+f.BusyMs
+	if f.HasResults {
+		a.results, a.resultsAt = f.Results, f.NowNs
+	}
+	a.decision, a.decisionFor, a.hasDecision = f.Decision, f.Selected, f.HasDecision
+}
+
+// addFlight keeps the newest runner.MaxFlights IPIs.
 func (a *Arm) addFlight(f flight) {
-	if len(a.flights) == maxFlights {
-		copy(a.flights, a.flights[1:])
-		a.flights = a.flights[:maxFlights-1]
+	if len(a.flights) == runner.MaxFlights {
+		a.flights = append(a.flights[:0], a.flights[1:]...)
 	}
 	a.flights = append(a.flights, f)
 }
 
-// findDecision finds the record a VisDecision event announced, searching from the
-// newest (the event carries the decision's CPU, target, thread and time).
-func findDecision(ds []engine.Decision, e engine.VisEvent) (engine.Decision, bool) {
-	for i := len(ds) - 1; i >= 0; i-- {
-		d := ds[i]
-		if d.AtNs < e.AtNs {
-			break
-		}
-		if d.AtNs == e.AtNs && d.CPU == e.CPU && d.Target == e.Other && d.Thread == e.Thread {
-			return d, true
-		}
-	}
-	return engine.Decision{}, false
-}
-
-// settle runs after a frame's stepping: it snapshots the machine, feeds the charts
-// and ages the animations.
+// settle runs every frame: it feeds the charts and ages the animations.
 func (a *Arm) settle(wallMs float64) {
-	a.Sim.Snapshot(&a.Snap)
 	l := &a.Snap.Live
 	a.series.Add(a.Snap.NowNs, view.Totals{
 		Completed: l.Completed, IPIs: l.IPIs[0] + l.IPIs[1] + l.IPIs[2], HaltExits: l.HaltExits,
@@ -218,14 +216,9 @@ func (a *Arm) settle(wallMs float64) {
 	a.migrations = km
 }
 
-// Results returns the engine's metrics over the measured window, cached per
-// simulated instant.
-func (a *Arm) Results() engine.Results {
-	if now := a.Sim.NowNs(); now != a.resultsAt {
-		a.results, a.resultsAt = a.Sim.Results(), now
-	}
-	return a.results
-}
+// Results returns the engine's metrics over the measured window as of the newest
+// answer that carried them.
+func (a *Arm) Results() engine.Results { return a.results }
 
 // sharedQueue counts runnable threads that wait in no CPU's runqueue or incoming
 // list: those in a policy's shared queue (scx_simple's global queue), which has

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"schedplay/wasm/play"
+	"schedplay/wasm/runner"
 )
 
 // BenchmarkStartup measures what the page does before its first frame: read the
@@ -12,7 +13,7 @@ import (
 func BenchmarkStartup(b *testing.B) {
 	for b.Loop() {
 		ps, _ := play.BuiltinPresets()
-		m := play.New(play.Options{Presets: ps})
+		m := play.New(play.Options{Presets: ps, Runner: runner.NewLocal(func() float64 { return 0 })})
 		m.Load("#v=1", nil)
 	}
 }
@@ -23,7 +24,7 @@ func BenchmarkFrame64(b *testing.B) {
 	ps, _ := play.BuiltinPresets()
 	start := time.Now()
 	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
-	m := play.New(play.Options{Presets: ps, Clock: clock})
+	m := play.New(play.Options{Presets: ps, Clock: clock, Runner: runner.NewLocal(clock)})
 	m.Load("#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&speed=max", nil)
 	m.RunTo(300_000_000)
 	for i := 0; m.Playing() && i < 100000; i++ {
@@ -42,7 +43,7 @@ func BenchmarkFrame64(b *testing.B) {
 // BenchmarkUI measures building the page update (a few times a second).
 func BenchmarkUI(b *testing.B) {
 	ps, _ := play.BuiltinPresets()
-	m := play.New(play.Options{Presets: ps})
+	m := play.New(play.Options{Presets: ps, Runner: runner.NewLocal(func() float64 { return 0 })})
 	m.Load("#v=1&preset=tpcb-32vcpu&speed=max", nil)
 	m.RunTo(100_000_000)
 	for i := 0; m.Playing() && i < 100000; i++ {

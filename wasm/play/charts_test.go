@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"schedplay/wasm/play"
+	"schedplay/wasm/runner"
 )
 
 // The chart picker's choices come from the model (Meta.Charts); each one is
@@ -42,7 +43,7 @@ func TestChartPicker(t *testing.T) {
 	}
 	// A finite run completes nothing until its end: it opens on busy vCPUs.
 	ps, _ := play.BuiltinPresets()
-	hb := play.New(play.Options{Presets: ps, Fragment: "#v=1&preset=hackbench"})
+	hb := play.New(play.Options{Presets: ps, Fragment: "#v=1&preset=hackbench", Runner: runner.NewLocal(func() float64 { return 0 })})
 	if got := hb.UI().Chart; got != "busy" {
 		t.Errorf("hackbench opens on chart %q, want busy", got)
 	}

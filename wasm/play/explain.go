@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"schedplay/engine"
+	"schedplay/wasm/runner"
 	"schedplay/wasm/view"
 )
 
@@ -25,7 +26,10 @@ func (m *Model) Explain() string {
 	if len(m.arms) > 1 {
 		prefix = string(rune('A'+s.Arm)) + " · "
 	}
-	d, ok := a.Sim.LastDecision(s.CPU, s.Thread)
+	if a.decisionFor != (runner.Selection{CPU: int32(s.CPU), Thread: int32(s.Thread)}) {
+		return prefix + who + ": looking up the scheduler's last decision about it…"
+	}
+	d, ok := a.decision, a.hasDecision
 	if !ok {
 		return prefix + who + ": no scheduling decision about it yet (they are kept for the last thousand or so)."
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"schedplay/engine"
+	"schedplay/wasm/runner"
 )
 
 // In slow motion the wakeups the scheduler chose not to signal become ghost arcs;
@@ -12,7 +13,7 @@ import (
 func TestGhostArcs(t *testing.T) {
 	ps, _ := BuiltinPresets()
 	count := func(frag string) (ghosts, real int) {
-		m := New(Options{Presets: ps, Fragment: frag})
+		m := New(Options{Presets: ps, Fragment: frag, Runner: runner.NewLocal(func() float64 { return 0 })})
 		for range 20000 {
 			m.Step()
 			for _, a := range m.arms {
@@ -38,21 +39,6 @@ func TestGhostArcs(t *testing.T) {
 	}
 }
 
-func TestFindDecision(t *testing.T) {
-	ds := []engine.Decision{
-		{AtNs: 5, Kind: engine.DecIPISent, CPU: 0, Target: 3, Thread: 7},
-		{AtNs: 9, Kind: engine.DecIPISuppressed, CPU: 0, Target: 4, Thread: 8},
-		{AtNs: 9, Kind: engine.DecWakePlace, CPU: 0, Target: 4, Thread: 9},
-	}
-	d, ok := findDecision(ds, engine.VisEvent{AtNs: 9, CPU: 0, Other: 4, Thread: 8})
-	if !ok || d.Kind != engine.DecIPISuppressed {
-		t.Errorf("found %+v, %v", d, ok)
-	}
-	if _, ok := findDecision(ds, engine.VisEvent{AtNs: 7, CPU: 0, Other: 3, Thread: 7}); ok {
-		t.Error("matched a decision at another time")
-	}
-}
-
 // FuzzLoad: no fragment or shared scenario makes Load panic, and what it leaves
 // in the URL loads again without problems.
 func FuzzLoad(f *testing.F) {
@@ -67,14 +53,14 @@ func FuzzLoad(f *testing.F) {
 		if shared != "" {
 			sh = []byte(shared)
 		}
-		m := New(Options{Presets: ps, Fragment: frag, Shared: sh})
+		m := New(Options{Presets: ps, Fragment: frag, Shared: sh, Runner: runner.NewLocal(func() float64 { return 0 })})
 		m.Update(16)
 		m.Render(300, 200, 1, 16)
 		out := m.Fragment()
 		if !m.setup.src.shared {
 			sh = nil // a rejected share is reported on every load; the page fell back
 		}
-		m2 := New(Options{Presets: ps, Fragment: out, Shared: sh})
+		m2 := New(Options{Presets: ps, Fragment: out, Shared: sh, Runner: runner.NewLocal(func() float64 { return 0 })})
 		if len(m2.problems) > 0 {
 			t.Fatalf("Load(%q) wrote %q, which reloads with problems %v", frag, out, m2.problems)
 		}
@@ -87,7 +73,7 @@ func FuzzLoad(f *testing.F) {
 // scx_simple's shared queue has no tile; its length goes in the pane title.
 func TestSharedQueue(t *testing.T) {
 	ps, _ := BuiltinPresets()
-	m := New(Options{Presets: ps, Fragment: "#v=1&preset=hackbench&speed=max"})
+	m := New(Options{Presets: ps, Fragment: "#v=1&preset=hackbench&speed=max", Runner: runner.NewLocal(func() float64 { return 0 })})
 	m.RunTo(40_000_000)
 	for i := 0; m.Playing() && i < 100000; i++ {
 		m.Update(float64(i) * 16)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"schedplay/engine"
+	"schedplay/wasm/runner"
 	"schedplay/wasm/urlstate"
 	"schedplay/wasm/view"
 )
@@ -15,9 +16,15 @@ type Options struct {
 	// Clock returns a monotonic time in milliseconds (performance.now in the
 	// browser). The per-frame budget is measured with it.
 	Clock func() float64
-	// BudgetMs is the engine time allowed per frame while playing (default 4 ms):
-	// the rest of a 16 ms frame is left for drawing and the browser.
+	// BudgetMs is the engine time an in-process runner gets per frame (default 4
+	// ms): the rest of a 16 ms frame is left for drawing and the browser.
 	BudgetMs float64
+	// Runner runs the simulations (required): workers in the browser,
+	// runner.NewLocal in native tests. The page's binary leaves the in-process
+	// runner out: the engine's simulation code stays in the worker's binary.
+	Runner runner.Runner
+	// RunnerName says where the simulations run ("2 workers"), for state().
+	RunnerName string
 	// Fragment and Shared are the first Load's arguments (the page's URL).
 	Fragment string
 	Shared   []byte
@@ -40,6 +47,15 @@ type Model struct {
 	armTitle []string
 	cmpLabel string // what the arms compare ("" for one run)
 
+	run     runner.Runner
+	runName string
+	lastID  runner.ArmID
+	inbox   []runner.Frame // scratch for Receive
+	pipe    pipeline       // checkpoints asked for (checkpoint.go)
+	jump    *jump          // a run ahead in progress (jump.go)
+	// refused is the engine's refusal of the scenario, shown over the stage.
+	refused string
+
 	time  timeControl
 	sel   Selection
 	chart view.Metric
@@ -60,7 +76,11 @@ func New(o Options) *Model {
 	if o.BudgetMs <= 0 {
 		o.BudgetMs = 4
 	}
+	if o.Runner == nil {
+		panic("play.New: Options.Runner is required")
+	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
+		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(),
 		// What the engine accepts does not depend on the scenario; probe once.
 		controls: Controls(engine.DefaultScenario())}
 	m.Load(o.Fragment, o.Shared)
@@ -89,9 +109,12 @@ func (m *Model) Load(fragment string, shared []byte) {
 	m.pal = view.PaletteNamed(st.View.Theme)
 	m.time.setSpeed(st.View.Speed)
 	m.sel = noSelection()
-	m.sweep = nil
+	m.dropSweep()
 	m.rebuild()
 	m.time.playing = st.View.Embed // embeds autoplay
+	if at := st.View.AtNs; at > 0 {
+		m.jumpFromLink(at)
+	}
 	m.metaVer++
 }
 
@@ -104,8 +127,13 @@ func (m *Model) urlState() urlstate.State {
 func (m *Model) Fragment() string { return urlstate.Encode(m.urlState()) }
 
 // rebuild makes fresh simulations for the current scenario and compare mode, at
-// simulated time zero.
+// simulated time zero, and asks for their first snapshot.
 func (m *Model) rebuild() {
+	for _, a := range m.arms {
+		m.run.Stop(a.id)
+	}
+	m.pipe = newPipeline()
+	m.jump, m.refused = nil, ""
 	comp, err := compareOf(m.view, m.setup.base, m.controls)
 	if err != nil {
 		m.problems = append(m.problems, err.Error())
@@ -117,33 +145,34 @@ func (m *Model) rebuild() {
 	for i, s := range comp.arms {
 		sc, err := m.setup.base.WithKnobs(s.set...)
 		if err == nil {
-			var a *Arm
-			a, err = newArm(s.name, s.set, sc)
-			if err == nil {
-				m.arms = append(m.arms, a)
-				m.armTitle = append(m.armTitle, armTitle(i, len(comp.arms), s.name, sc))
-				continue
-			}
+			m.arms = append(m.arms, m.newArm(s.name, s.set, sc))
+			m.armTitle = append(m.armTitle, armTitle(i, len(comp.arms), s.name, sc))
+			continue
 		}
 		// A comparison the engine cannot run (say compare=machine.vcpus:4,1000):
 		// report it and fall back to the base scenario alone.
 		m.problems = append(m.problems, "compare: "+err.Error()+"; showing one run")
+		for _, a := range m.arms {
+			m.run.Stop(a.id)
+		}
 		m.arms, m.armTitle, comp.label = m.arms[:0], m.armTitle[:0], ""
 		m.view.Compare, m.view.CompareA, m.view.CompareB = urlstate.CompareOff, "", ""
-		a, err := newArm("", nil, m.setup.base)
-		if err != nil {
-			// The base decoded and validated, so only an engine without an
-			// implementation (say a new policy value) can land here.
-			m.problems = append(m.problems, err.Error())
-			a, _ = newArm("", nil, engine.DefaultScenario())
-		}
-		m.arms = append(m.arms, a)
-		m.armTitle = append(m.armTitle, armTitle(0, 1, "", a.Sc))
+		m.arms = append(m.arms, m.newArm("", nil, m.setup.base))
+		m.armTitle = append(m.armTitle, armTitle(0, 1, "", m.setup.base))
 		break
 	}
 	m.cmpLabel = comp.label
 	m.time.restart()
 	m.lay = layout{}
+	m.request(ckAdvance, 0, false, false)
+	m.exchange(m.time.lastMs) // an in-process runner shows time zero at once
+}
+
+// newArm starts a simulation of sc in the runner, under a new ID.
+func (m *Model) newArm(name string, set []string, sc engine.Scenario) *Arm {
+	m.lastID++
+	m.run.Start(m.lastID, sc, false)
+	return newArm(m.lastID, name, set, sc)
 }
 
 // findControl returns the control that sets path, or nil.
@@ -155,9 +184,10 @@ func findControl(controls []Control, path string) *Control {
 }
 
 // Set changes one knob (an engine path) or view key (speed, compare, theme, preset,
-// hide, embed) and returns "" or a message naming what was rejected; a rejected
-// change leaves everything as it was. Knob changes restart the run from time zero
-// with the same seed; view changes keep it.
+// hide, embed, chart, ghosts, t) and returns "" or a message naming what was
+// rejected; a rejected change leaves everything as it was. Knob changes restart the
+// run from time zero with the same seed; view changes keep it; t jumps to a moment
+// (JumpTo).
 func (m *Model) Set(path, value string) string {
 	m.message = ""
 	msg := m.set(path, value)
@@ -193,10 +223,13 @@ func (m *Model) set(path, value string) string {
 			m.view = old
 			return err.Error()
 		}
+		m.view.AtNs = 0
+		m.dropSweep()
 		m.rebuild()
-		m.sweep = nil
 		m.sel = noSelection()
 		return ""
+	case "t":
+		return m.setMoment(value)
 	case "theme":
 		if value != urlstate.ThemeDark && value != urlstate.ThemeLight {
 			return fmt.Sprintf("theme: %q is not dark or light", value)
@@ -235,8 +268,9 @@ func (m *Model) set(path, value string) string {
 		return err.Error()
 	}
 	m.setup = s
+	m.view.AtNs = 0
+	m.dropSweep()
 	m.rebuild()
-	m.sweep = nil
 	return ""
 }
 

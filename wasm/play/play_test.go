@@ -11,6 +11,7 @@ import (
 
 	"schedplay/engine"
 	"schedplay/wasm/play"
+	"schedplay/wasm/runner"
 	"schedplay/wasm/view"
 )
 
@@ -46,7 +47,7 @@ func testPresets(t *testing.T) []play.Preset {
 func newModel(t *testing.T, frag string) (*play.Model, *fakeClock) {
 	t.Helper()
 	c := &fakeClock{step: 0.01}
-	m := play.New(play.Options{Presets: testPresets(t), Clock: c.read, BudgetMs: 5})
+	m := play.New(play.Options{Presets: testPresets(t), Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read)})
 	m.Load(frag, nil)
 	return m, c
 }
@@ -353,6 +354,11 @@ func TestSweep(t *testing.T) {
 	}
 	if ch := m.UI().Sweep; ch.Lines[0].D == "" || ch.Lines[1].D == "" {
 		t.Errorf("sweep lines missing: %+v", ch)
+	}
+	// A knob change measures another scenario: the sweep is forgotten.
+	m.Set("workload.clients", "24")
+	if m.SweepState() != nil {
+		t.Error("the sweep of the previous scenario is still shown")
 	}
 }
 

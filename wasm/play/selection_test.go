@@ -3,6 +3,7 @@ package play
 import (
 	"testing"
 
+	"schedplay/wasm/runner"
 	"schedplay/wasm/view"
 )
 
@@ -56,7 +57,7 @@ func TestHitAt(t *testing.T) {
 
 func TestMoveSelection(t *testing.T) {
 	ps, _ := BuiltinPresets()
-	m := New(Options{Presets: ps, Fragment: "#v=1&preset=tpcb-32vcpu"})
+	m := New(Options{Presets: ps, Fragment: "#v=1&preset=tpcb-32vcpu", Runner: runner.NewLocal(func() float64 { return 0 })})
 	m.Render(1400, 600, 1, 0) // lays out 2 arms
 	cols := m.lay.grids[0].Cols
 	m.MoveSelection(1, 0)

@@ -32,7 +32,16 @@ type State struct {
 	Arms     []ArmState `json:"arms"`
 	Problems []string   `json:"problems"`
 	Message  string     `json:"message"`
-	Tiles    int        `json:"tiles"`
+	// Refused is the engine's refusal of the scenario ("" when it runs).
+	Refused string `json:"refused"`
+	// Jump is the run ahead in progress, if any.
+	Jump *JumpUI `json:"jump"`
+	// Runner says where the simulations run: "2 workers", "1 worker", "in-page".
+	Runner string `json:"runner"`
+	// Pending counts the checkpoints asked of the runner and not yet shown: 0
+	// once a pause has settled.
+	Pending int `json:"pending"`
+	Tiles   int `json:"tiles"`
 	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
 	// and embedding pages that point at a vCPU.
 	Boxes    []Box     `json:"boxes"`
@@ -57,6 +66,10 @@ type ArmState struct {
 	Metrics Metrics    `json:"metrics"`
 	CPUs    []CPUState `json:"cpus"`
 	Anim    Anim       `json:"anim"`
+	// Events is the engine's event count; RunnerMs the runner's time on the
+	// checkpoints shown (wall ms), so events/RunnerMs is the engine's pace.
+	Events   int64   `json:"events"`
+	RunnerMs float64 `json:"runner_ms"`
 }
 
 // Anim counts what the arm is animating: IPIs in the air, fading trails, ghost
@@ -95,7 +108,7 @@ type CPUState struct {
 // State builds the state() document.
 func (m *Model) State() State {
 	a0 := m.arms[0]
-	st := State{NowNs: a0.Sim.NowNs(), SimTime: view.SimTime(a0.Sim.NowNs()), EndNs: a0.Sim.EndNs(),
+	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(), Runner: m.runName, Pending: len(m.pipe.pending),
 		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
 		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
 		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}
@@ -106,7 +119,7 @@ func (m *Model) State() State {
 		st.Scenario = data
 	}
 	for _, a := range m.arms {
-		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a), Anim: Anim{Slides: len(a.migrations)}}
+		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a), Anim: Anim{Slides: len(a.migrations)}, Events: a.events, RunnerMs: a.busyMs}
 		for _, f := range a.flights {
 			switch {
 			case f.ghost:

@@ -8,10 +8,12 @@ import (
 	"strconv"
 
 	"schedplay/engine"
+	"schedplay/wasm/runner"
 )
 
-// Sweep runs the scenario across client counts for every arm, a slice at a time
-// inside the frame budget, for the throughput-vs-clients chart.
+// Sweep runs the scenario across client counts for every arm, for the
+// throughput-vs-clients chart. Its runs are background simulations in the Runner:
+// they get what the live run leaves.
 type Sweep struct {
 	Clients []int
 	Names   []string
@@ -21,11 +23,13 @@ type Sweep struct {
 	DurationMs, WarmupMs int64
 	Err                  string
 
-	specs  []armSpec
-	base   engine.Scenario
-	next   int // index of the next (client, arm) pair to run
-	cur    *engine.Sim
-	sliceN int64
+	specs []armSpec
+	base  engine.Scenario
+	// next is the index of the next client count to start; running holds, per
+	// arm, the simulation of the client count before it (0 once measured).
+	next     int
+	running  []runner.ArmID
+	measured int
 }
 
 // Sweep points are shorter than a live run so a sweep finishes in about a minute in
@@ -65,7 +69,7 @@ func SweepClients(sc engine.Scenario) []int {
 }
 
 func newSweep(base engine.Scenario, specs []armSpec) *Sweep {
-	sw := &Sweep{Clients: SweepClients(base), specs: specs, base: base, sliceN: 20_000}
+	sw := &Sweep{Clients: SweepClients(base), specs: specs, base: base, running: make([]runner.ArmID, len(specs))}
 	sw.DurationMs = min(base.DurationMs, sweepMaxDurationMs)
 	sw.WarmupMs = min(base.WarmupMs, sw.DurationMs/4)
 	sw.base.DurationMs, sw.base.WarmupMs = sw.DurationMs, sw.WarmupMs
@@ -85,34 +89,67 @@ func newSweep(base engine.Scenario, specs []armSpec) *Sweep {
 }
 
 // Done reports whether every point is measured (or the sweep failed).
-func (s *Sweep) Done() bool { return s.Err != "" || s.next >= len(s.Clients)*len(s.specs) }
+func (s *Sweep) Done() bool { return s.Err != "" || s.measured >= len(s.Clients)*len(s.specs) }
 
 // Progress returns points measured and total.
-func (s *Sweep) Progress() (int, int) { return s.next, len(s.Clients) * len(s.specs) }
+func (s *Sweep) Progress() (int, int) { return s.measured, len(s.Clients) * len(s.specs) }
 
-// step advances the sweep until deadline. Points go client count by client count,
-// both arms at each, so the two lines grow together.
-func (s *Sweep) step(clock func() float64, deadline float64) {
-	for !s.Done() && clock() < deadline {
-		ci, ai := s.next/len(s.specs), s.next%len(s.specs)
-		if s.cur == nil {
-			set := append(slices.Clone(s.specs[ai].set), fmt.Sprintf("workload.clients=%d", s.Clients[ci]))
-			sc, err := s.base.WithKnobs(set...)
-			if err == nil {
-				s.cur, err = engine.NewSim(sc)
-			}
-			if err != nil {
-				s.Err = err.Error()
-				return
-			}
+// stepSweep starts the next client count's runs, one per arm, once the last ones
+// are measured: points go client count by client count, so the lines grow
+// together.
+func (m *Model) stepSweep() {
+	s := m.sweep
+	if s == nil || s.Done() || s.next >= len(s.Clients) || slices.ContainsFunc(s.running, func(id runner.ArmID) bool { return id != 0 }) {
+		return
+	}
+	for ai, spec := range s.specs {
+		set := append(slices.Clone(spec.set), fmt.Sprintf("workload.clients=%d", s.Clients[s.next]))
+		sc, err := s.base.WithKnobs(set...)
+		if err != nil {
+			s.Err = err.Error()
+			m.stopSweep()
+			return
 		}
-		t0 := clock()
-		s.cur.RunUntil(min(s.cur.NowNs()+s.sliceN, s.cur.EndNs()))
-		s.sliceN = adaptSlice(s.sliceN, clock()-t0)
-		if s.cur.Done() {
-			s.Tput[ai][ci] = s.cur.Results().ThroughputPerS
-			s.cur = nil
-			s.next++
+		m.lastID++
+		s.running[ai] = m.lastID
+		m.run.Start(m.lastID, sc, true)
+		m.run.Advance(m.lastID, runner.Advance{Seq: 1, ToNs: sc.DurationMs * 1e6, Results: true, Select: runner.NoSelection()})
+	}
+	s.next++
+}
+
+// take records a sweep run's answer: its throughput once it is done.
+func (s *Sweep) take(m *Model, f runner.Frame) {
+	ai := slices.Index(s.running, f.Arm)
+	if ai < 0 || f.Err == "" && !f.Done {
+		return
+	}
+	m.run.Stop(f.Arm)
+	s.running[ai] = 0
+	if f.Err != "" {
+		s.Err = f.Err
+		m.stopSweep()
+		return
+	}
+	s.Tput[ai][s.next-1] = f.Results.ThroughputPerS
+	s.measured++
+}
+
+// dropSweep stops the sweep and forgets it: the scenario it measured changed.
+func (m *Model) dropSweep() {
+	m.stopSweep()
+	m.sweep = nil
+}
+
+// stopSweep stops the sweep's runs (its measured points stay).
+func (m *Model) stopSweep() {
+	if m.sweep == nil {
+		return
+	}
+	for i, id := range m.sweep.running {
+		if id != 0 {
+			m.run.Stop(id)
+			m.sweep.running[i] = 0
 		}
 	}
 }
@@ -127,6 +164,7 @@ func (m *Model) StartSweep() {
 	if err != nil {
 		comp.arms = []armSpec{{}}
 	}
+	m.stopSweep()
 	m.sweep = newSweep(m.setup.base, comp.arms)
 }
 

@@ -3,7 +3,7 @@ package play
 import "testing"
 
 func TestBudgetLeavesRoomToDraw(t *testing.T) {
-	for _, tc := range []struct{ draw, want float64 }{{0, 4}, {1.6, 4}, {3.1, 2.5}, {5.8, 1}, {20, 1}} {
+	for _, tc := range []struct{ draw, want float64 }{{0, 4}, {1.6, 4}, {3.1, 2.9}, {5.8, 1}, {20, 1}} {
 		c := timeControl{budgetMs: 4, drawMs: tc.draw}
 		if got := c.budget(); got != tc.want {
 			t.Errorf("draw %.1f ms: budget %.1f, want %.1f", tc.draw, got, tc.want)
@@ -11,35 +11,27 @@ func TestBudgetLeavesRoomToDraw(t *testing.T) {
 	}
 }
 
-func TestTarget(t *testing.T) {
-	const end = 1_000_000
+func TestOwe(t *testing.T) {
 	tests := []struct {
 		desc  string
 		speed string
-		runTo int64
-		now   int64
-		dts   []float64 // frames in wall ms, each starting where the last one ended
-		want  int64
+		dts   []float64 // frames in wall ms; what each owes is taken
+		want  int64     // total taken
 	}{
 		{desc: "speed times frame time", speed: "1ms", dts: []float64{16}, want: 16_000},
-		{desc: "fractions of a ns carry over", speed: "1us", now: 100, dts: []float64{0.5, 0.5, 0.5}, want: 101},
-		{desc: "a RunTo stops short", speed: "1ms", runTo: 5_000, dts: []float64{16}, want: 5_000},
-		{desc: "the horizon stops it", speed: "1s", now: end - 10, dts: []float64{16}, want: end},
-		{desc: "max speed aims at the horizon", speed: "max", dts: []float64{16}, want: end},
+		{desc: "fractions of a ns carry over", speed: "1us", dts: []float64{0.5, 0.5, 0.5}, want: 1},
+		{desc: "a runner that falls behind owes at most a quarter second", speed: "1s", dts: []float64{100, 100, 100, 100}, want: maxLagS * 1e9},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
 			c := newTimeControl(nil, 4)
 			c.setSpeed(tc.speed)
-			if tc.runTo > 0 {
-				c.runToNs = tc.runTo
-			}
-			got := tc.now
+			var owed int64
 			for _, dt := range tc.dts {
-				got = c.target(dt, got, end)
+				owed = c.owe(dt)
 			}
-			if got != tc.want {
-				t.Errorf("target %d, want %d", got, tc.want)
+			if owed != tc.want {
+				t.Errorf("owed %d, want %d", owed, tc.want)
 			}
 		})
 	}
@@ -59,20 +51,21 @@ func TestFrameDt(t *testing.T) {
 	}
 }
 
-func TestAdaptSlice(t *testing.T) {
+func TestAdaptStep(t *testing.T) {
 	for _, tc := range []struct {
-		desc      string
-		slice     int64
-		elapsedMs float64
-		want      int64
+		desc   string
+		stepNs int64
+		busyMs float64
+		want   int64
 	}{
-		{"fast: double", 20_000, targetSliceMs / 8, 40_000},
-		{"slow: halve", 20_000, targetSliceMs * 4, 10_000},
-		{"about right: keep", 20_000, targetSliceMs, 20_000},
-		{"never under the floor", minSliceNs, targetSliceMs * 4, minSliceNs},
-		{"never over the cap", maxSliceNs, 0, maxSliceNs},
+		{"cheap: double", 1_000_000, targetCheckpointMs / 8, 2_000_000},
+		{"dear: halve", 1_000_000, targetCheckpointMs * 4, 500_000},
+		{"a little dear: scale", 1_000_000, targetCheckpointMs * 1.25, 800_000},
+		{"about right: keep", 1_000_000, targetCheckpointMs, 1_000_000},
+		{"never under the floor", minStepNs, targetCheckpointMs * 4, minStepNs},
+		{"never over the cap", maxStepNs, 0, maxStepNs},
 	} {
-		if got := adaptSlice(tc.slice, tc.elapsedMs); got != tc.want {
+		if got := adaptStep(tc.stepNs, tc.busyMs, targetCheckpointMs); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.desc, got, tc.want)
 		}
 	}

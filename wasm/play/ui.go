@@ -55,6 +55,12 @@ type UI struct {
 	Summary     string `json:"summary"`
 	Seed        string `json:"seed"`
 	Warmup      string `json:"warmup"`
+	// WarmupNs is where the measured window starts (the "skip warm-up" target).
+	WarmupNs int64 `json:"warmup_ns"`
+	// Jump is the run ahead in progress (a progress bar), if any.
+	Jump *JumpUI `json:"jump,omitzero"`
+	// Refused is the engine's refusal of the scenario, shown over the stage.
+	Refused string `json:"refused,omitzero"`
 
 	Controls []ControlValue `json:"controls"`
 	Panes    []PaneUI       `json:"panes"`
@@ -235,8 +241,8 @@ func (m *Model) publishedFor(a *Arm, key string) (float64, bool) {
 // the warm-up is over (the numbers the CLI prints), and running totals since the
 // start before that.
 func liveResults(a *Arm) (engine.Results, bool) {
-	now := a.Sim.NowNs()
-	if now > a.Sc.WarmupMs*1e6 {
+	now := a.NowNs()
+	if warm := a.Sc.WarmupMs * 1e6; now > warm && a.resultsAt > warm {
 		return a.Results(), true
 	}
 	l := &a.Snap.Live
@@ -261,8 +267,8 @@ func liveResults(a *Arm) (engine.Results, bool) {
 func (m *Model) UI() UI {
 	a0 := m.arms[0]
 	u := UI{
-		MetaVersion: m.metaVer, NowNs: a0.Sim.NowNs(), EndNs: a0.Sim.EndNs(),
-		Time: view.SimTime(a0.Sim.NowNs()), Horizon: view.Duration(float64(a0.Sim.EndNs())),
+		MetaVersion: m.metaVer, NowNs: m.pipe.shownNs, EndNs: a0.endNs, WarmupNs: a0.Sc.WarmupMs * 1e6,
+		Time: view.SimTime(m.pipe.shownNs), Horizon: view.Duration(float64(a0.endNs)), Jump: m.jumpUI(), Refused: m.refused,
 		Playing: m.time.playing, Done: m.done(), Speed: m.view.Speed, Fragment: m.Fragment(),
 		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
 		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),

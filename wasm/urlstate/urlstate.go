@@ -64,6 +64,8 @@ type View struct {
 	CompareA, CompareB string
 	// Speed is the time-control token ("20us", "2ms", "max"); "" is the default.
 	Speed string
+	// AtNs is the moment the page runs ahead to on opening (t=12s), 0 for none.
+	AtNs  int64
 	Embed bool
 	// Hide lists parts of the page to hide, in HideControls, HideCharts order.
 	Hide  []string
@@ -186,6 +188,12 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 			return bad("%v", err)
 		}
 		st.View.Speed = val
+	case "t":
+		ns, err := ParseMoment(val)
+		if err != nil {
+			return bad("%v", err)
+		}
+		st.View.AtNs = ns
 	case "embed":
 		switch val {
 		case "1":
@@ -353,6 +361,9 @@ func Encode(st State) string {
 	}
 	if st.View.Speed != "" {
 		add("speed", st.View.Speed)
+	}
+	if st.View.AtNs > 0 {
+		add("t", FormatMoment(st.View.AtNs))
 	}
 	if st.View.Theme == ThemeLight {
 		add("theme", ThemeLight)

@@ -60,6 +60,10 @@ func TestParse(t *testing.T) {
 		{desc: "bad speed", frag: "v=1&speed=fast", wantKeys: []string{"speed"}},
 		{desc: "too slow", frag: "v=1&speed=1ns", wantKeys: []string{"speed"}},
 		{desc: "bad hide", frag: "v=1&hide=stage", wantKeys: []string{"hide"}},
+		{desc: "a moment", frag: "v=1&t=12s", want: urlstate.State{View: urlstate.View{AtNs: 12e9}}},
+		{desc: "a moment without a unit", frag: "v=1&t=12", wantKeys: []string{"t"}},
+		{desc: "a negative moment", frag: "v=1&t=-1s", wantKeys: []string{"t"}},
+		{desc: "a moment past any run", frag: "v=1&t=3h", wantKeys: []string{"t"}},
 		{desc: "bad theme", frag: "v=1&theme=neon", wantKeys: []string{"theme"}},
 		{desc: "bad embed", frag: "v=1&embed=yes", wantKeys: []string{"embed"}},
 		{desc: "ghosts off", frag: "v=1&ghosts=0", want: urlstate.State{View: urlstate.View{NoGhosts: true}}},
@@ -118,8 +122,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 			desc: "everything",
 			st: urlstate.State{Preset: "tpcb-32vcpu", Knobs: []urlstate.Knob{{"machine.vcpus", "32"}, {"sched.wake_pull", "1"}},
 				View: urlstate.View{Compare: "sched.wake_pull", CompareA: "0", CompareB: "1", Speed: "2ms", Embed: true,
-					Hide: []string{"controls"}, Theme: "light", NoGhosts: true}},
-			want: "v=1&preset=tpcb-32vcpu&machine.vcpus=32&sched.wake_pull=1&compare=sched.wake_pull&speed=2ms&theme=light&hide=controls&ghosts=0&embed=1",
+					Hide: []string{"controls"}, Theme: "light", NoGhosts: true, AtNs: 250e6}},
+			want: "v=1&preset=tpcb-32vcpu&machine.vcpus=32&sched.wake_pull=1&compare=sched.wake_pull&speed=2ms&t=250ms&theme=light&hide=controls&ghosts=0&embed=1",
 		},
 		{
 			desc: "compare values",
@@ -171,6 +175,51 @@ func TestParseSpeed(t *testing.T) {
 			}
 			if got != tc.want || max != tc.max {
 				t.Errorf("ParseSpeed(%q) = %d, %v; want %d, %v", tc.tok, got, max, tc.want, tc.max)
+			}
+		})
+	}
+}
+
+func TestParseMoment(t *testing.T) {
+	tests := []struct {
+		tok  string
+		want int64
+		bad  string // a word of the error, "" when accepted
+	}{
+		{tok: "12s", want: 12e9},
+		{tok: "250ms", want: 250e6},
+		{tok: "1.5s", want: 1_500_000_000},
+		{tok: "800us", want: 800_000},
+		{tok: "800µs", want: 800_000},
+		{tok: "7ns", want: 7},
+		{tok: ".5ms", want: 500_000},
+		{tok: "120s", want: 120e9},
+		{tok: "0.000000001s", want: 1},
+		{tok: "121s", bad: "longest"},
+		{tok: "999999999999999999s", bad: "moment"},
+		{tok: "0.5ns", bad: "nanosecond"},
+		{tok: "12", bad: "moment"},
+		{tok: "s", bad: "moment"},
+		{tok: "1.2.3s", bad: "moment"},
+		{tok: "-1s", bad: "moment"},
+		{tok: "12 s", bad: "moment"},
+		{tok: "1e3ms", bad: "moment"},
+		{tok: "12h", bad: "moment"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tok, func(t *testing.T) {
+			got, err := urlstate.ParseMoment(tc.tok)
+			if tc.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.bad) {
+					t.Errorf("ParseMoment(%q) = %d, %v; want an error about %q", tc.tok, got, err, tc.bad)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("ParseMoment(%q) = %d, %v; want %d", tc.tok, got, err, tc.want)
+			}
+			if back, err := urlstate.ParseMoment(urlstate.FormatMoment(got)); back != got || err != nil {
+				t.Errorf("FormatMoment(%d) = %q reads back as %d, %v", got, urlstate.FormatMoment(got), back, err)
 			}
 		})
 	}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"syscall/js"
+
+	"schedplay/wasm/runner"
+)
+
+// workerTransport posts command batches to the engine workers (static/
+// engine-worker.js running wasm/worker), transferring each buffer.
+type workerTransport struct {
+	workers    []js.Value
+	uint8Array js.Value
+}
+
+func (t *workerTransport) Workers() int { return len(t.workers) }
+
+func (t *workerTransport) Post(w int, msg []byte) {
+	u8 := t.uint8Array.New(len(msg))
+	js.CopyBytesToJS(u8, msg)
+	buf := u8.Get("buffer")
+	t.workers[w].Call("postMessage", buf, []any{buf})
+}
+
+// startRunner starts the engine workers, one per compared arm when the browser
+// reports at least three cores (else one for both: the page's own thread, which
+// draws, needs a core too), and returns a runner over them and its name for
+// state(). A browser that cannot start workers is told why
+// over the stage: the page's binary carries no simulation code of its own (that
+// would put the page over its size budget).
+func startRunner() (runner.Runner, string) {
+	g := js.Global()
+	n := 1
+	if hc := g.Get("navigator").Get("hardwareConcurrency"); hc.Type() == js.TypeNumber && hc.Int() >= 3 {
+		n = 2
+	}
+	t := &workerTransport{uint8Array: g.Get("Uint8Array")}
+	workers, err := newWorkers(n)
+	if err != nil {
+		logError(err)
+		return &runner.Unavailable{Reason: "this page runs the simulator in Web Workers, and the browser would not start one (" + err.Error() + ")"}, "none"
+	}
+	t.workers = workers
+	remote := runner.NewRemote(t)
+	arrayBuffer := g.Get("ArrayBuffer")
+	for i, w := range workers {
+		w.Set("onmessage", js.FuncOf(func(_ js.Value, args []js.Value) any {
+			data := args[0].Get("data")
+			if !data.InstanceOf(arrayBuffer) {
+				remote.Fail(i, data.Get("error").String())
+				return nil
+			}
+			u8 := t.uint8Array.New(data)
+			msg := make([]byte, u8.Length())
+			js.CopyBytesToGo(msg, u8)
+			remote.Deliver(msg)
+			return nil
+		}))
+		w.Set("onerror", js.FuncOf(func(_ js.Value, args []js.Value) any {
+			remote.Fail(i, "the engine worker failed: "+args[0].Get("message").String())
+			return nil
+		}))
+	}
+	name := "1 worker"
+	if n > 1 {
+		name = "2 workers"
+	}
+	return remote, name
+}
+
+// newWorkers starts n workers, or reports why the browser would not.
+func newWorkers(n int) (workers []js.Value, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err, _ = p.(error)
+			if err == nil {
+				err = errors.New("new Worker failed")
+			}
+		}
+	}()
+	ctor := js.Global().Get("Worker")
+	if ctor.Type() != js.TypeFunction {
+		return nil, errors.New("this browser has no Web Workers")
+	}
+	for range n {
+		workers = append(workers, ctor.New("/engine-worker.js"))
+	}
+	return workers, nil
+}
