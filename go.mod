@@ -10,6 +10,8 @@ require (
 	github.com/syumai/workers v0.33.0
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/image v0.48.0
+	golang.org/x/net v0.63.0
+	golang.org/x/sync v0.25.0
 )
 
 require (
@@ -17,7 +19,6 @@ require (
 	github.com/ebitengine/hideconsole v1.0.0 // indirect
 	github.com/ebitengine/purego v0.8.0 // indirect
 	github.com/jezek/xgb v1.1.1 // indirect
-	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )
