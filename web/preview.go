@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+	"golang.org/x/sync/singleflight"
 
 	"schedplay/engine"
 	"schedplay/preview"
@@ -43,6 +44,20 @@ func WithPreviewBudget(events int64) Option {
 	}
 }
 
+// previews runs the computations of share previews: one per share at a time
+// (concurrent requests for the same share wait for it), and at most as many at
+// once as there are CPUs, since each is CPU-bound and more at once would only
+// make every one of them, and every other request, slower.
+//
+// Each Server has its own. The Worker builds a Server for every request and
+// must not share one between them: a request whose Go code waits for another
+// request's work is waiting on that request's promises, and workerd cancels
+// it as hung.
+type previews struct {
+	flight singleflight.Group
+	slots  chan struct{}
+}
+
 // noPreviewError is a scenario the engine cannot run for a preview (an arm whose
 // knobs make it invalid): the request is answered 422, not 500.
 type noPreviewError struct{ err error }
@@ -72,18 +87,16 @@ func (s *Server) previewFor(ctx context.Context, id string, canonical []byte) (p
 	if p, ok, err := s.storedPreview(ctx, id); ok || err != nil {
 		return p, err
 	}
-	v, err, _ := s.previews.Do(id, func() (any, error) { return s.makePreview(ctx, id, canonical) })
+	v, err, _ := s.previews.flight.Do(id, func() (any, error) { return s.makePreview(ctx, id, canonical) })
 	p, _ := v.(preview.Preview)
 	return p, err
 }
 
 // makePreview computes share id's preview and card and stores them, the card
-// first. At most as many run at once as there are CPUs: each is CPU-bound, and
-// more at once would only make every one of them, and every other request,
-// slower.
+// first.
 func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (preview.Preview, error) {
-	s.computing <- struct{}{}
-	defer func() { <-s.computing }()
+	s.previews.slots <- struct{}{}
+	defer func() { <-s.previews.slots }()
 	sc, err := engine.DecodeScenario(canonical)
 	if err != nil {
 		return preview.Preview{}, &noPreviewError{fmt.Errorf("stored scenario %s: %w", id, err)}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"golang.org/x/sync/singleflight"
 
 	"schedplay/preview"
 )
@@ -24,16 +23,13 @@ type PageFunc func(ctx context.Context) ([]byte, error)
 
 // Server is the share-link handler, plus the static files when it has them.
 type Server struct {
-	mux    *http.ServeMux
-	store  Store        // never nil
-	log    *slog.Logger // never nil
-	static fs.FS        // nil when something else serves static files (the Worker's assets)
-	page   PageFunc     // never nil
-	budget int64        // engine events a share's preview may take (WithPreviewBudget)
-	// previews runs one computation per share at a time; computing bounds how
-	// many run at once (see makePreview).
-	previews  singleflight.Group
-	computing chan struct{}
+	mux      *http.ServeMux
+	store    Store        // never nil
+	log      *slog.Logger // never nil
+	static   fs.FS        // nil when something else serves static files (the Worker's assets)
+	page     PageFunc     // never nil
+	budget   int64        // engine events a share's preview may take (WithPreviewBudget)
+	previews previews
 	// publicURL is the scheme and host share links name ("https://play.example.org"),
 	// or "" for links relative to whatever host the page came from.
 	publicURL string
@@ -99,7 +95,7 @@ func WithPage(page PageFunc) Option {
 // way to get the playground page (WithStatic or WithPage).
 func NewServer(opts ...Option) (*Server, error) {
 	s := &Server{mux: http.NewServeMux(), budget: preview.DefaultEventBudget,
-		computing: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		previews: previews{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
