@@ -23,8 +23,10 @@
 // A share's link preview (package preview: headline results, series, one
 // moment of the vCPU tiles) is computed when the share is made, within an
 // event budget (WithPreviewBudget), and stored with it, as is its card
-// (preview.go). A share stored before previews existed gets one when its card,
-// chart or oEmbed thumbnail is first asked for.
+// (preview.go). A share stored before previews existed gets one when its card
+// or chart is first asked for. Link unfurlers and oEmbed consumers need absolute
+// links (og:image, the iframe's src): a server without a public URL gives paths
+// from the root, which only its own pages resolve.
 //
 // A share is decoded by the engine's strict decoder and stored in canonical form
 // under a content-addressed ID (see putShare), so one scenario always gets one link
