@@ -223,14 +223,7 @@ func drawCards(c *canvas, f *fonts, th *Theme, p *Preview) {
 			label = f.face(false, size)
 		}
 		if m.Change != "" {
-			col := th.Dim
-			switch m.Verdict {
-			case +1:
-				col = th.Better
-			case -1:
-				col = th.Worse
-			}
-			c.text(chg, m.Change, x+w-16-width(chg, m.Change), cardsTop+36, col)
+			c.text(chg, m.Change, x+w-16-width(chg, m.Change), cardsTop+36, th.verdict(m.Verdict))
 		}
 		c.text(label, fitText(label, m.Label, room), x+16, cardsTop+36, th.Dim)
 		// The value: A → B, as large as fits, A dimmed as on the page.

@@ -52,14 +52,7 @@ func (p *Preview) SVG(th Theme) []byte {
 		}
 		b.WriteString(esc(s))
 		if m.Change != "" {
-			col := th.Dim
-			switch m.Verdict {
-			case +1:
-				col = th.Better
-			case -1:
-				col = th.Worse
-			}
-			fmt.Fprintf(&b, ` <tspan font-weight="600" fill="%s">%s</tspan>`, hex(col), esc(m.Change))
+			fmt.Fprintf(&b, ` <tspan font-weight="600" fill="%s">%s</tspan>`, hex(th.verdict(m.Verdict)), esc(m.Change))
 		}
 	}
 	b.WriteString("</text>\n")

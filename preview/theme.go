@@ -78,6 +78,17 @@ func ThemeNamed(name string) (Theme, bool) {
 	return Theme{}, false
 }
 
+// verdict is the colour of a change: better, worse, or neither (Metric.Verdict).
+func (th *Theme) verdict(v int) color.RGBA {
+	switch v {
+	case +1:
+		return th.Better
+	case -1:
+		return th.Worse
+	}
+	return th.Dim
+}
+
 // mix blends c toward d by t in [0, 1].
 func mix(c, d color.RGBA, t float64) color.RGBA {
 	m := func(a, b uint8) uint8 { return uint8(float64(a) + (float64(b)-float64(a))*t + 0.5) }
