@@ -47,7 +47,7 @@ func (s *Server) handleOEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	if f := q.Get("format"); f != "" && f != "json" {
-		writeError(w, http.StatusNotImplemented, "format", "only format=json is supported")
+		writeError(w, http.StatusNotImplemented, "", "only format=json is supported")
 		return
 	}
 	maxW, err1 := maxParam(q, "maxwidth")
@@ -60,17 +60,17 @@ func (s *Server) handleOEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := q.Get("url")
 	if raw == "" {
-		writeError(w, http.StatusBadRequest, "url", "url is required: the share link to embed, such as "+s.link("/s/ID"))
+		writeError(w, http.StatusBadRequest, "", "url is required: the share link to embed, such as "+s.link("/s/ID"))
 		return
 	}
 	link, err := url.Parse(raw)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "url", "url is not a URL")
+		writeError(w, http.StatusBadRequest, "", "url is not a URL")
 		return
 	}
 	base, id, ok := s.shareOf(link)
 	if !ok {
-		writeError(w, http.StatusNotFound, "url", "url is not a share link of this server ("+s.link("/s/ID")+")")
+		writeError(w, http.StatusNotFound, "", "url is not a share link of this server ("+s.link("/s/ID")+")")
 		return
 	}
 	if _, ok := s.lookup(w, r, id, writeNotFoundJSON); !ok {
