@@ -66,7 +66,8 @@ func TestConcurrentShares(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The file holds exactly the 50 shares: none lost, none extra.
+	// The file holds exactly the 50 shares, each with its preview and card:
+	// none lost, none extra.
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +78,8 @@ func TestConcurrentShares(t *testing.T) {
 		return nil
 	})
 	db.Close()
-	if keys != distinct {
-		t.Errorf("the bbolt file holds %d shares, want %d", keys, distinct)
+	if keys != 3*distinct {
+		t.Errorf("the bbolt file holds %d keys, want %d: %d shares, each with a preview and a card", keys, 3*distinct, distinct)
 	}
 
 	// A restart with the same data directory serves them all again.

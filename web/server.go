@@ -9,10 +9,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"schedplay/preview"
 )
 
 // PageFunc returns the playground's index.html, which /s/{id} serves.
@@ -20,11 +23,13 @@ type PageFunc func(ctx context.Context) ([]byte, error)
 
 // Server is the share-link handler, plus the static files when it has them.
 type Server struct {
-	mux    *http.ServeMux
-	store  Store        // never nil
-	log    *slog.Logger // never nil
-	static fs.FS        // nil when something else serves static files (the Worker's assets)
-	page   PageFunc     // never nil
+	mux      *http.ServeMux
+	store    Store        // never nil
+	log      *slog.Logger // never nil
+	static   fs.FS        // nil when something else serves static files (the Worker's assets)
+	page     PageFunc     // never nil
+	budget   int64        // engine events a share's preview may take (WithPreviewBudget)
+	previews previews
 	// publicURL is the scheme and host share links name ("https://play.example.org"),
 	// or "" for links relative to whatever host the page came from.
 	publicURL string
@@ -89,7 +94,8 @@ func WithPage(page PageFunc) Option {
 // NewServer builds a Server. It refuses to build without a store, a logger, and a
 // way to get the playground page (WithStatic or WithPage).
 func NewServer(opts ...Option) (*Server, error) {
-	s := &Server{mux: http.NewServeMux()}
+	s := &Server{mux: http.NewServeMux(), budget: preview.DefaultEventBudget,
+		previews: previews{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
@@ -121,7 +127,8 @@ func (s *Server) routes() {
 		// The path is not echoed: it may be as long as the server's header limit.
 		writeError(w, http.StatusNotFound, "", "no such API endpoint; the API is POST /api/share and GET /api/share/{id}")
 	})
-	s.mux.HandleFunc("/s/{id}", s.handleSharePage)
+	s.mux.HandleFunc("/s/{name}", s.handleShareFile)
+	s.mux.HandleFunc("/oembed", s.handleOEmbed)
 	if s.static != nil {
 		s.mux.Handle("/", &staticHandler{fsys: s.static})
 	} else {

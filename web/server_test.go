@@ -22,13 +22,19 @@ import (
 // testStatic is a miniature playground bundle; schedplay.wasm has a gzip sibling.
 const testStatic = "testdata/static"
 
+// testPreviewBudget keeps each share's preview to tens of milliseconds: enough
+// to complete sharetest.PreviewScenario, while the other test scenarios (two
+// simulated seconds of 64 clients) are cut short.
+const testPreviewBudget = 300_000
+
 func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), nil))
 }
 
 func newTestServer(t testing.TB, st Store, opts ...Option) *Server {
 	t.Helper()
-	opts = append([]Option{WithStore(st), WithLogger(testLogger(t)), WithStaticDir(testStatic)}, opts...)
+	opts = append([]Option{WithStore(st), WithLogger(testLogger(t)), WithStaticDir(testStatic),
+		WithPreviewBudget(testPreviewBudget)}, opts...)
 	s, err := NewServer(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -402,7 +408,7 @@ func TestStoreFailure(t *testing.T) {
 func TestSharePageFromPageFunc(t *testing.T) {
 	page := []byte("<!doctype html><title>from assets</title>")
 	st := NewMemStore()
-	s, err := NewServer(WithStore(st), WithLogger(testLogger(t)),
+	s, err := NewServer(WithStore(st), WithLogger(testLogger(t)), WithPreviewBudget(testPreviewBudget),
 		WithPage(func(context.Context) ([]byte, error) { return page, nil }))
 	if err != nil {
 		t.Fatal(err)
@@ -410,9 +416,11 @@ func TestSharePageFromPageFunc(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	r := sharetest.Share(t, ts.Client(), ts.URL, sharetest.Scenario(4))
-	if resp, body := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+r.ID, nil); resp.StatusCode != 200 || !bytes.Equal(body, page) {
-		t.Errorf("GET /s/%s: %s %q", r.ID, resp.Status, body)
+	resp, body := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+r.ID, nil)
+	if resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte("<!doctype html><!-- link preview")) {
+		t.Errorf("GET /s/%s: %s %q; want the page with the link-preview tags after its doctype", r.ID, resp.Status, body)
 	}
+	sharetest.CheckPage(t, body, page)
 	if resp, _ := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/index.html", nil); resp.StatusCode != 404 {
 		t.Errorf("GET /index.html without static files: %s, want 404", resp.Status)
 	}

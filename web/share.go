@@ -137,6 +137,12 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, fmt.Errorf("storing share: %w", err))
 		return
 	}
+	// The link preview is computed now, once, and stored with the share. The
+	// share is made either way: without a preview its page still works, and its
+	// card makes one when first asked for.
+	if _, err := s.previewFor(r.Context(), id, canonical); err != nil {
+		s.log.Warn("web: no link preview for a share", "id", id, "err", err)
+	}
 	writeJSON(w, http.StatusOK, shareReply{ID: id, URL: s.publicURL + "/s/" + id})
 }
 
@@ -212,24 +218,6 @@ func writeBody(w http.ResponseWriter, r *http.Request, contentType, cacheControl
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
-}
-
-// handleSharePage serves the playground page for a known share ID; the page's
-// script sees the /s/{id} path and fetches /api/share/{id} itself.
-func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, http.MethodGet, http.MethodHead)
-		return
-	}
-	if _, ok := s.lookup(w, r, r.PathValue("id"), writeNotFoundPage); !ok {
-		return
-	}
-	page, err := s.page(r.Context())
-	if err != nil {
-		s.internalError(w, r, fmt.Errorf("loading the playground page: %w", err))
-		return
-	}
-	writeBody(w, r, "text/html; charset=utf-8", "no-cache", page)
 }
 
 // lookup fetches a share, answering the request itself (with notFound or a 500)

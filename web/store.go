@@ -16,7 +16,9 @@ var ErrNotFound = errors.New("web: share not found")
 // retries with a longer prefix of the same hash (see putShare).
 var ErrConflict = errors.New("web: share ID holds a different scenario")
 
-// Store keeps shared scenarios: canonical scenario JSON keyed by its content ID.
+// Store keeps shared scenarios: canonical scenario JSON keyed by its content ID,
+// and beside each the share's link preview and card under keys derived from the
+// ID (previewKey, cardKey; never valid IDs). Values are bytes: the card is a PNG.
 //
 // Put is write-once: storing the same bytes under an ID again succeeds and changes
 // nothing; storing different bytes under a taken ID fails with ErrConflict and

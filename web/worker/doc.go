@@ -1,6 +1,6 @@
 // Command worker is schedplay's Cloudflare Worker: the web package's handler with
 // the share store in Workers KV. Workers assets serve the playground bundle
-// without starting Go; only /api/* and /s/* reach this program (wrangler.toml's
+// without starting Go; only /api/*, /s/* and /oembed reach this program (wrangler.toml's
 // run_worker_first, and entry.mjs for paths that name no asset).
 //
 // entry.mjs keeps one running Go instance per isolate and hands it each request's

@@ -3,7 +3,8 @@
 // Workers assets answer every path that names a file in the bundle without
 // running this code. What is left reaches fetch below: the share routes go to the
 // Go handler (main.go, built to build/app.wasm), anything else is a 404 answered
-// here, so a stray /favicon.ico never wakes Go.
+// here, so a stray /favicon.ico never wakes Go. The Go routes are /api/*, /s/*
+// (share pages, their preview cards and charts) and /oembed.
 //
 // One Go instance serves every request of an isolate. Starting Go (a
 // WebAssembly.Instance, the runtime, package init, main) costs tens of
@@ -49,7 +50,7 @@ function goInstance() {
 }
 
 function goRoute(pathname) {
-  return pathname.startsWith("/api/") || pathname.startsWith("/s/");
+  return pathname.startsWith("/api/") || pathname.startsWith("/s/") || pathname === "/oembed";
 }
 
 export default {

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"syscall/js"
 
 	"schedplay/web"
+	"schedplay/web/internal/jsawait"
 
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
@@ -68,8 +68,12 @@ func (wk *worker) server() (*web.Server, error) {
 	if assets.IsUndefined() {
 		return nil, fmt.Errorf("binding %s is undefined", assetsBinding)
 	}
+	budget, err := previewBudget(cloudflare.Getenv(previewBudgetVar))
+	if err != nil {
+		return nil, err
+	}
 	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(wk.log), web.WithPage(assetsPage(assets)),
-		web.WithPublicURL(cloudflare.Getenv(publicURLVar)))
+		web.WithPreviewBudget(budget), web.WithPublicURL(cloudflare.Getenv(publicURLVar)))
 	if err != nil { // every other option is set and valid, so it is PUBLIC_URL
 		return nil, fmt.Errorf("%s: %w", publicURLVar, err)
 	}
@@ -84,40 +88,17 @@ func (wk *worker) server() (*web.Server, error) {
 func assetsPage(assets js.Value) web.PageFunc {
 	return func(context.Context) ([]byte, error) {
 		// The assets binding ignores the host; only the path selects the file.
-		resp, err := await(assets.Call("fetch", "https://assets.invalid/"))
+		resp, err := jsawait.Await(assets.Call("fetch", "https://assets.invalid/"))
 		if err != nil {
 			return nil, fmt.Errorf("assets: GET /: %w", err)
 		}
 		if status := resp.Get("status").Int(); status != http.StatusOK {
 			return nil, fmt.Errorf("assets: GET / answered %d", status)
 		}
-		text, err := await(resp.Call("text"))
+		text, err := jsawait.Await(resp.Call("text"))
 		if err != nil {
 			return nil, fmt.Errorf("assets: reading /: %w", err)
 		}
 		return []byte(text.String()), nil
 	}
-}
-
-// await waits for a JavaScript promise to settle. It does not give up early: the
-// callbacks must outlive the promise, and the runtime bounds each request anyway.
-func await(promise js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	done := make(chan result, 1)
-	onFulfilled := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		done <- result{v: args[0]}
-		return nil
-	})
-	defer onFulfilled.Release()
-	onRejected := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		done <- result{err: errors.New(js.Global().Get("String").Invoke(args[0]).String())}
-		return nil
-	})
-	defer onRejected.Release()
-	promise.Call("then", onFulfilled, onRejected)
-	r := <-done
-	return r.v, r.err
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"schedplay/engine"
 	"schedplay/web/internal/sharetest"
 	"schedplay/web/worker/internal/assets"
 )
@@ -175,13 +177,21 @@ func TestWorker(t *testing.T) {
 
 	// The Worker names its public URL in share links, whatever Host a request has.
 	const publicURL = "https://play.example.org"
-	dev := startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL)
+	// A small preview budget keeps the contract's many shares quick; it still
+	// completes sharetest.PreviewScenario.
+	budget := previewBudgetVar + ":100000"
+	dev := startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL, budget)
 	t.Logf("wrangler dev answered after %v", dev.ready.Round(time.Millisecond))
 	client := &http.Client{Timeout: 10 * time.Second}
 	// First, before anything has started Go: concurrent requests share the start
 	// of the isolate's one Go instance, then interleave on it, each with its own
 	// env handed over by entry.mjs.
-	t.Run("concurrent on one instance", func(t *testing.T) { concurrentShares(t, client, dev.base) })
+	//
+	// Each share computes its link preview, a few hundred milliseconds of CPU
+	// here, and the isolate runs them one after another (a Go instance has one
+	// thread), so the last of 18 concurrent shares waits for all the others.
+	slow := &http.Client{Timeout: time.Minute}
+	t.Run("concurrent on one instance", func(t *testing.T) { concurrentShares(t, slow, dev.base) })
 	t.Run("contract", func(t *testing.T) {
 		sharetest.Contract(t, sharetest.Host{Client: client, Base: dev.base, Page: page, PublicURL: publicURL})
 	})
@@ -215,7 +225,7 @@ func TestWorker(t *testing.T) {
 	stopStart := time.Now()
 	dev.stop()
 	t.Logf("stopped in %v", time.Since(stopStart).Round(time.Millisecond))
-	dev = startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL)
+	dev = startDev(t, wrangler, dir, persist, publicURLVar+":"+publicURL, budget)
 	t.Logf("restarted; answered after %v", dev.ready.Round(time.Millisecond))
 	resp, got := sharetest.Do(t, client, "GET", dev.base+"/api/share/"+r.ID, nil)
 	if resp.StatusCode != 200 || !bytes.Equal(got, sharetest.Canonical(t, doc)) {
@@ -229,7 +239,7 @@ func TestWorker(t *testing.T) {
 // concurrentShares sends shares of a few scenarios at once, each followed by a
 // GET of its ID, and checks that every scenario got one ID that reads back.
 func concurrentShares(t *testing.T, client *http.Client, base string) {
-	const distinct, total = 6, 36
+	const distinct, total = 6, 18
 	canonical := make([][]byte, distinct)
 	for n := range distinct {
 		canonical[n] = sharetest.Canonical(t, sharetest.Scenario(100+n))
@@ -271,6 +281,11 @@ func concurrentShares(t *testing.T, client *http.Client, base string) {
 // Run it with a fixed count:
 //
 //	go test -run '^$' -bench Worker -benchtime 300x ./web/worker/
+//
+// Shares now compute their link preview (engine runs within the Worker's event
+// budget, then the card): share-cpu-ms is a small scenario's, heavy-share-cpu-ms
+// the largest example's, which spends the whole budget. page-, card-, chart-
+// and oembed-cpu-ms are the preview routes of a stored share.
 //
 // CPU is read per thread from /proc (sharetest.ThreadCPU, nanoseconds) around a
 // run of sequential requests, and the busiest thread is reported: workerd runs
@@ -326,6 +341,25 @@ func BenchmarkWorker(b *testing.B) {
 		get("/api/share/" + first.ID) // Go and one KV read
 	}
 	meter.mark()
+	// The link-preview routes of a stored share (its preview and card were
+	// made when it was shared): the page with its tags, the stored card, the
+	// chart drawn from the stored preview, the oEmbed answer.
+	previewPaths := []string{"/s/" + first.ID, "/s/" + first.ID + ".png", "/s/" + first.ID + ".svg",
+		"/oembed?url=" + url.QueryEscape("/s/"+first.ID)}
+	for _, path := range previewPaths {
+		for range n {
+			get(path)
+		}
+		meter.mark()
+	}
+	// Shares of the largest example, whose previews spend the whole budget.
+	heavy := heavyScenarios(b, 3)
+	for _, doc := range heavy {
+		if _, err := sharetest.TryShare(client, dev.base, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+	meter.mark()
 	lat := make([]time.Duration, 0, b.N)
 	for i := 0; b.Loop(); i++ {
 		t := time.Now()
@@ -336,8 +370,14 @@ func BenchmarkWorker(b *testing.B) {
 	}
 	meter.mark()
 	// The isolate's thread is the busiest one while shares run.
-	isolate, _ := sharetest.Busiest(meter.marks[2], meter.marks[3])
-	static, warmGet, warmShare := meter.per(isolate, 0, n), meter.per(isolate, 1, n), meter.per(isolate, 2, len(lat))
+	last := len(meter.marks) - 1
+	isolate, _ := sharetest.Busiest(meter.marks[last-1], meter.marks[last])
+	static, warmGet, warmShare := meter.per(isolate, 0, n), meter.per(isolate, 1, n), meter.per(isolate, last-1, len(lat))
+	warmPreview := make([]time.Duration, len(previewPaths))
+	for i := range previewPaths {
+		warmPreview[i] = meter.per(isolate, 2+i, n)
+	}
+	heavyShare := meter.per(isolate, 2+len(previewPaths), len(heavy))
 	ready := dev.ready
 	dev.stop()
 
@@ -366,6 +406,8 @@ func BenchmarkWorker(b *testing.B) {
 		}},
 		{metric: "cold-get-cpu-ms", do: expect(http.StatusOK, "/api/share/"+first.ID)},
 		{metric: "cold-nokv-cpu-ms", do: expect(http.StatusNotFound, "/api/share/not*an*id")},
+		{metric: "cold-card-cpu-ms", do: expect(http.StatusOK, "/s/"+first.ID+".png")},
+		{metric: "cold-chart-cpu-ms", do: expect(http.StatusOK, "/s/"+first.ID+".svg")},
 	}
 	var load []time.Duration
 	for run := range coldRuns {
@@ -394,12 +436,38 @@ func BenchmarkWorker(b *testing.B) {
 	b.ReportMetric(ms(static), "static-cpu-ms")
 	b.ReportMetric(ms(warmGet), "get-cpu-ms")
 	b.ReportMetric(ms(warmShare), "share-cpu-ms")
+	b.ReportMetric(ms(heavyShare), "heavy-share-cpu-ms")
+	for i, metric := range []string{"page-cpu-ms", "card-cpu-ms", "chart-cpu-ms", "oembed-cpu-ms"} {
+		b.ReportMetric(ms(warmPreview[i]), metric)
+	}
 	b.ReportMetric(ms(median(load)), "load-cpu-ms")
 	for _, c := range colds {
 		b.ReportMetric(ms(median(c.cpu)), c.metric)
 		b.Logf("%s: %v", c.metric, c.cpu)
 	}
 	b.Logf("isolate thread %+v; loads %v", isolate, load)
+}
+
+// heavyScenarios returns n variants (by seed) of the largest example, whose
+// link previews spend the Worker's whole budget.
+func heavyScenarios(b *testing.B, n int) [][]byte {
+	data, err := os.ReadFile("../../examples/tpcb-32vcpu.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out [][]byte
+	for i := range n {
+		sc, err := engine.DecodeScenario(data, fmt.Sprintf("seed=%d", 1000+i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc, err := sc.Canonical()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, doc)
+	}
+	return out
 }
 
 // threadMeter snapshots the CPU time of every thread of a process group.

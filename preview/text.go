@@ -1,0 +1,88 @@
+package preview
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+)
+
+// Text on the card is set in the Go fonts (golang.org/x/image/font/gofont),
+// which ship inside the module as TTF bytes: no font files to deploy, and
+// the Worker has no file system to load them from.
+
+// fonts holds the parsed fonts and the faces made from them so far. One is
+// made per Card call: parsing takes microseconds, and a cache kept between
+// calls would be shared mutable state.
+type fonts struct {
+	regular, bold *opentype.Font
+	faces         map[faceKey]font.Face
+}
+
+type faceKey struct {
+	bold bool
+	size float64
+}
+
+func loadFonts() (*fonts, error) {
+	r, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		return nil, fmt.Errorf("preview: Go Regular: %w", err)
+	}
+	b, err := opentype.Parse(gobold.TTF)
+	if err != nil {
+		return nil, fmt.Errorf("preview: Go Bold: %w", err)
+	}
+	return &fonts{regular: r, bold: b, faces: map[faceKey]font.Face{}}, nil
+}
+
+// face returns the regular or bold face of size pixels.
+func (f *fonts) face(bold bool, size float64) font.Face {
+	k := faceKey{bold, size}
+	if fc, ok := f.faces[k]; ok {
+		return fc
+	}
+	src := f.regular
+	if bold {
+		src = f.bold
+	}
+	// NewFace fails only for a nil font or a bad size; both are ours.
+	fc, err := opentype.NewFace(src, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingNone})
+	if err != nil {
+		panic("preview.fonts.face: " + err.Error())
+	}
+	f.faces[k] = fc
+	return fc
+}
+
+// width is s's advance in face, in pixels.
+func width(face font.Face, s string) float64 {
+	return float64(font.MeasureString(face, s)) / 64
+}
+
+// text draws s with its baseline starting at (x, y) and returns where it ends.
+func (c *canvas) text(face font.Face, s string, x, y float64, col color.RGBA) float64 {
+	d := font.Drawer{Dst: c.img, Src: image.NewUniform(col), Face: face,
+		Dot: fixed.Point26_6{X: fixed.Int26_6(x * 64), Y: fixed.Int26_6(y * 64)}}
+	d.DrawString(s)
+	return float64(d.Dot.X) / 64
+}
+
+// fitText shortens s with an ellipsis until it is at most w pixels wide.
+func fitText(face font.Face, s string, w float64) string {
+	if width(face, s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for n := len(r) - 1; n > 0; n-- {
+		if t := string(r[:n]) + "…"; width(face, t) <= w {
+			return t
+		}
+	}
+	return ""
+}

@@ -1,0 +1,36 @@
+//go:build js && wasm
+
+// Package jsawait waits for JavaScript promises from Go in the Workers runtime.
+// The KV store (package web) and the Worker's assets binding (web/worker) both
+// call JavaScript APIs directly through syscall/js rather than through the
+// syumai/workers adapters: the KV adapter reads values only as text (a PNG
+// card does not survive that), and the fetch adapter links net/http's client.
+package jsawait
+
+import (
+	"errors"
+	"syscall/js"
+)
+
+// Await waits for a JavaScript promise to settle. It does not give up early: the
+// callbacks must outlive the promise, and the runtime bounds each request anyway.
+func Await(promise js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	done := make(chan result, 1)
+	onFulfilled := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done <- result{v: args[0]}
+		return nil
+	})
+	defer onFulfilled.Release()
+	onRejected := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done <- result{err: errors.New(js.Global().Get("String").Invoke(args[0]).String())}
+		return nil
+	})
+	defer onRejected.Release()
+	promise.Call("then", onFulfilled, onRejected)
+	r := <-done
+	return r.v, r.err
+}
