@@ -210,3 +210,26 @@ func TestWorkersRefused(t *testing.T) {
 	}
 	screenshot(t, ctx, "", "projector-refused")
 }
+
+// TestHeavyScenarioRefused: a link inside every knob's range that would still run
+// for hours (hackbench with 4096 senders per group at the cheapest reads and
+// writes) is refused by the worker's work estimate, naming the fields, and the
+// page keeps drawing.
+func TestHeavyScenarioRefused(t *testing.T) {
+	ctx, base := browser(t, 1024, 768)
+	open(t, ctx, base+"/#v=1&preset=hackbench&workload.hackbench.groups=1&workload.hackbench.fds=4096&workload.hackbench.write_ns=50&workload.hackbench.read_ns=50")
+	start := time.Now()
+	waitFor(t, ctx, `!document.getElementById('refused').hidden`, 30*time.Second)
+	t.Logf("refused %.1f s after the page loaded", time.Since(start).Seconds())
+	text := eval[string](t, ctx, `document.getElementById('refused').textContent`)
+	for _, want := range []string{"workload.hackbench.fds", "the limit is 1e+09"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the refusal %q does not say %q", text, want)
+		}
+	}
+	frames := readRun(t, ctx).Perf.Frames
+	waitFor(t, ctx, `window.schedplay.state().perf.frames > `+strconv.FormatInt(frames+10, 10), 10*time.Second)
+	if st := readRun(t, ctx); st.Playing || st.Refused == "" {
+		t.Errorf("playing %v, refused %q", st.Playing, st.Refused)
+	}
+}

@@ -1,6 +1,10 @@
 package engine
 
-import "strconv"
+import (
+	"maps"
+	"slices"
+	"strconv"
+)
 
 // How much work a scenario is, before it runs. Every knob has a range, but a
 // scenario inside every range can still take hours (hackbench with thousands of
@@ -77,6 +81,29 @@ func maxTxnPerS(sc Scenario) float64 {
 	byClients := float64(w.Clients) / (max(cycleUs, 0.001) / 1e6)
 	byCPU := float64(sc.Machine.VCPUs) / (max(cpuUs, 0.001) / 1e6)
 	return min(byClients, byCPU)
+}
+
+// CheckRunnable is CheckWork for sc and for each of its arms (a compare runs
+// them all); an arm's refusal is prefixed with its path.
+func CheckRunnable(sc Scenario) error {
+	if err := CheckWork(sc); err != nil {
+		return err
+	}
+	for i, a := range sc.Arms {
+		var sets []string
+		for _, k := range slices.Sorted(maps.Keys(a.Set)) {
+			sets = append(sets, k+"="+a.Set[k])
+		}
+		armSc, err := sc.WithKnobs(sets...)
+		if err != nil {
+			return fieldErr(pathIndex("arms", i, "set"), "%v", err)
+		}
+		if err := CheckWork(armSc); err != nil {
+			fe := err.(*FieldError)
+			return fieldErr(fe.Path, "arm %q: %s", a.Name, fe.Msg)
+		}
+	}
+	return nil
 }
 
 // CheckWork refuses a scenario estimated to take more than MaxEvents events, with

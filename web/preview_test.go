@@ -66,20 +66,29 @@ func TestOldShareWithoutPreview(t *testing.T) {
 	}
 }
 
-// TestUnrunnableArms covers a share whose arms the engine refuses to run: the
-// share is made, its page works, its card and chart say why there is none.
+// TestUnrunnableArms: a share whose arm the engine refuses is refused when it is
+// made, naming the field; one stored before that check (or by another version)
+// still has a working page, and its card and chart say why there is none.
 func TestUnrunnableArms(t *testing.T) {
-	ts := httptest.NewServer(newTestServer(t, NewMemStore()))
+	st := NewMemStore()
+	ts := httptest.NewServer(newTestServer(t, st))
 	defer ts.Close()
 	doc := []byte(`{"version":1,"name":"too big","arms":[{"name":"a","set":{}},{"name":"b","set":{"machine.vcpus":"4096"}}]}`)
-	r := sharetest.Share(t, ts.Client(), ts.URL, doc)
-	if resp, _ := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+r.ID, nil); resp.StatusCode != http.StatusOK {
-		t.Errorf("GET /s/%s: %s", r.ID, resp.Status)
+	resp, body := sharetest.Do(t, ts.Client(), "POST", ts.URL+"/api/share", doc)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "arms.1.set") || !strings.Contains(string(body), "machine.vcpus") {
+		t.Errorf("POST /api/share: %s %s; want 400 naming the arm and the field", resp.Status, body)
+	}
+	id, err := putShare(context.Background(), st, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+id, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /s/%s: %s", id, resp.Status)
 	}
 	for _, ext := range []string{".png", ".svg"} {
-		resp, body := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+r.ID+ext, nil)
+		resp, body := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+id+ext, nil)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "machine.vcpus") {
-			t.Errorf("GET /s/%s%s: %s %s; want 422 naming the field", r.ID, ext, resp.Status, body)
+			t.Errorf("GET /s/%s%s: %s %s; want 422 naming the field", id, ext, resp.Status, body)
 		}
 	}
 }

@@ -127,6 +127,14 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "", err.Error())
 		return
 	}
+	// A share is a link someone will open in a browser: refuse one that would run
+	// for hours there (engine.MaxEvents), naming the fields, as the CLI does.
+	if err := engine.CheckRunnable(sc); err != nil {
+		var ferr *engine.FieldError
+		errors.As(err, &ferr)
+		writeError(w, http.StatusBadRequest, ferr.Path, ferr.Error())
+		return
+	}
 	canonical, err := sc.Canonical()
 	if err != nil {
 		s.internalError(w, r, fmt.Errorf("canonical scenario: %w", err))

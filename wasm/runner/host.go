@@ -147,9 +147,15 @@ func (h *Host) serve(a *hostArm) {
 		a.startedMs = h.clock()
 	}
 	if a.sim == nil && a.err == "" {
+		// The same estimate the CLI and the share API make: a scenario that would
+		// run for hours is refused, naming its fields, before it starts.
 		sim, err := engine.NewSim(a.sc)
+		if err == nil {
+			err = engine.CheckWork(a.sc)
+		}
 		if err != nil {
 			a.err = "the engine refused this scenario: " + err.Error()
+			sim = nil
 		}
 		a.sim = sim
 	}

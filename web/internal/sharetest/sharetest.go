@@ -60,6 +60,20 @@ func Share(t testing.TB, client *http.Client, base string, doc []byte) Reply {
 	return r
 }
 
+// HeavyHackbench is inside every knob's range but would take about 3e10 events:
+// hackbench with 4096 senders per group at the cheapest reads and writes.
+func HeavyHackbench() []byte {
+	return []byte(`{"version":1,"machine":{"platform":"native","vcpus":8},"sched":{"policy":"scx_simple"},` +
+		`"workload":{"kind":"hackbench","clients":0,"hackbench":{"groups":1,"fds":4096,"loops":1000,"write_ns":50,"read_ns":50}}}`)
+}
+
+// HeavyArm is a light hackbench whose second arm is HeavyHackbench's.
+func HeavyArm() []byte {
+	return []byte(`{"version":1,"machine":{"platform":"native","vcpus":8},"sched":{"policy":"scx_simple"},` +
+		`"workload":{"kind":"hackbench","clients":0,"hackbench":{"groups":1,"fds":8,"loops":10,"write_ns":50,"read_ns":50}},` +
+		`"arms":[{"name":"light","set":{}},{"name":"heavy","set":{"workload.hackbench.fds":"4096","workload.hackbench.loops":"1000"}}]}`)
+}
+
 // TryShare posts doc and returns the decoded reply, or an error unless the
 // status is 200.
 func TryShare(client *http.Client, base string, doc []byte) (Reply, error) {
@@ -224,6 +238,8 @@ func Contract(t *testing.T, h Host) {
 		{desc: "wrong type", method: "POST", path: "/api/share", body: []byte(`{"version":1,"machine":{"vcpus":"four"}}`), status: 400, field: "machine.vcpus"},
 		{desc: "out of range", method: "POST", path: "/api/share", body: []byte(`{"version":1,"machine":{"vcpus":0}}`), status: 400, field: "machine.vcpus"},
 		{desc: "unsupported version", method: "POST", path: "/api/share", body: []byte(`{"version":99}`), status: 400, field: "version"},
+		{desc: "a scenario that would run for hours", method: "POST", path: "/api/share", body: HeavyHackbench(), status: 400, field: "workload.hackbench.fds"},
+		{desc: "an arm that would run for hours", method: "POST", path: "/api/share", body: HeavyArm(), status: 400, field: "workload.hackbench.fds"},
 		{desc: "body over the limit", method: "POST", path: "/api/share", body: padded(engine.MaxScenarioBytes + 1), status: 413},
 		{desc: "body at the limit", method: "POST", path: "/api/share", body: padded(engine.MaxScenarioBytes), status: 200},
 		{desc: "JSON with a charset", method: "POST", path: "/api/share", header: map[string]string{"Content-Type": "application/json; charset=utf-8"},
