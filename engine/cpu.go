@@ -238,6 +238,22 @@ func (s *Sim) preemptDelay(c *cpu, w *thread) (ns int64, ok bool) {
 	return int64(d) + 1, true
 }
 
+// stepOutrunsTimer reports, without a logarithm, that the preemption timer for
+// queued thread w cannot fire before c's step ends: the timer fires after
+// 1.01*tau*ln(1+x), and ln(1+x) >= x/(1+x), so when tau*x/(1+x) already reaches
+// the step's end there is nothing to arm. Most steps are far shorter than the
+// hysteresis, so this spares runStep the logarithm preemptDelay takes.
+func (s *Sim) stepOutrunsTimer(c *cpu, w *thread) bool {
+	t := c.cur
+	gap := w.vr - (s.curVR(c) - c.hystCredit)
+	if gap <= 0 {
+		return false
+	}
+	x := float64(gap / float64(t.prio*s.decayTauNs*s.decayScaleNow()))
+	lower := float64(s.decayTauNs * float64(x/(1+x)))
+	return lower > float64(c.stepEndNs-s.now)+1
+}
+
 // switchTo starts running t on c (t already removed from c's runqueue), paying the
 // context switch and, for a cache-hot thread arriving from another CPU, the
 // migration warm-up. The thread borrows the hysteresis for as long as it runs.
@@ -289,6 +305,9 @@ func (s *Sim) runStep(c *cpu, overheadNs int64) {
 	c.gen++
 	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
 	if len(c.rq) == 0 || !s.pol.timeSlices() {
+		return
+	}
+	if s.stepOutrunsTimer(c, c.rq[0]) {
 		return
 	}
 	if d, ok := s.preemptDelay(c, c.rq[0]); ok && s.now+d < c.stepEndNs {

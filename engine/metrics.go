@@ -22,6 +22,8 @@ type metrics struct {
 
 	live   LiveMetrics
 	series []seriesAcc
+	// curBucket is the series bucket the last advance ended in.
+	curBucket int64
 }
 
 // window accumulates the metrics of one measured time range [from, to).
@@ -86,15 +88,25 @@ func (m *metrics) advance(s *Sim, t int64) {
 	m.live.BusyNs += busy * dt
 	m.live.SpinNs += int64(m.nState[CPUSpinning]) * dt
 	m.live.IdleOverNs += over * dt
-	// Series buckets (split at bucket edges).
-	for a := from; a < t; {
-		b := min(t, (a/m.bucketNs+1)*m.bucketNs)
-		if i := a / m.bucketNs; i < int64(len(m.series)) {
-			m.series[i].busyNs += busy * (b - a)
-			m.series[i].hostBusyNs += hostBusy * (b - a)
-			m.series[i].idleOverNs += over * (b - a)
+	// Series buckets, split at bucket edges. Most advances stay inside the bucket
+	// the previous one ended in; only a crossing pays for a division.
+	if cur := m.curBucket; from >= cur*m.bucketNs && t <= (cur+1)*m.bucketNs && cur < int64(len(m.series)) {
+		b := &m.series[cur]
+		b.busyNs += busy * dt
+		b.hostBusyNs += hostBusy * dt
+		b.idleOverNs += over * dt
+	} else {
+		for a := from; a < t; {
+			i := a / m.bucketNs
+			b := min(t, (i+1)*m.bucketNs)
+			if i < int64(len(m.series)) {
+				m.series[i].busyNs += busy * (b - a)
+				m.series[i].hostBusyNs += hostBusy * (b - a)
+				m.series[i].idleOverNs += over * (b - a)
+			}
+			m.curBucket = i
+			a = b
 		}
-		a = b
 	}
 	for i := range m.win {
 		w := &m.win[i]

@@ -67,7 +67,10 @@ func NewSim(sc Scenario) (*Sim, error) {
 	tau := s.decayTauNs
 	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
 	s.penaltyFactor = tau * (detExp(float64(sc.Sched.SwitchPenaltyUs)*1000/tau) - 1)
-	s.q.h = make([]event, 0, 64+4*sc.Machine.VCPUs+2*sc.Workload.Clients)
+	pending := 64 + 4*sc.Machine.VCPUs + 2*sc.Workload.Clients
+	s.q.h = make([]heapEntry, 0, pending)
+	s.q.slab = make([]payload, 0, pending)
+	s.q.free = make([]uint32, 0, pending)
 	s.vis.init(4096)
 	s.dec.init(1024)
 	s.m.init(s)
@@ -123,11 +126,10 @@ func (s *Sim) Step() bool {
 // stepBefore processes the earliest event if it is due before t; it reports
 // whether it did. Time moves only here and in advanceTo.
 func (s *Sim) stepBefore(t int64) bool {
-	e, ok := s.q.peek()
-	if !ok || e.at >= t {
+	if at, ok := s.q.peekAt(); !ok || at >= t {
 		return false
 	}
-	s.q.pop()
+	e := s.q.pop()
 	s.advanceTo(e.at)
 	s.events++
 	s.dispatch(e)
@@ -169,6 +171,7 @@ func Run(sc Scenario) (Results, error) {
 	if err != nil {
 		return Results{}, err
 	}
+	s.SetVisual(false)
 	return s.Run(), nil
 }
 
@@ -189,6 +192,7 @@ func RunWindows(sc Scenario, windows []Window) ([]Results, error) {
 		}
 		idx[i] = s.AddWindow(w.FromMs, w.ToMs)
 	}
+	s.SetVisual(false)
 	s.RunUntil(s.end)
 	out := make([]Results, len(windows))
 	for i := range windows {

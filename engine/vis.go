@@ -12,18 +12,35 @@ type visRing struct {
 	// observe, when set, sees every event as it happens (trace export), so long
 	// runs lose nothing even though the ring is bounded.
 	observe func(VisEvent)
+	// off skips recording when nobody will read the events (a headless run).
+	off bool
 }
 
-func (r *visRing) init(n int) { r.buf = make([]VisEvent, n) }
+// init sizes the ring; n must be a power of two (the index is a mask, not a
+// division, on every event).
+func (r *visRing) init(n int) {
+	if n&(n-1) != 0 {
+		panic("engine.visRing.init: size is not a power of two")
+	}
+	r.buf = make([]VisEvent, n)
+}
 
 func (r *visRing) add(at int64, k VisKind, ipi IPIKind, cpu, other, thread, arg int) {
+	if r.off && r.observe == nil {
+		return
+	}
 	e := VisEvent{AtNs: at, Kind: k, IPI: ipi, CPU: int32(cpu), Other: int32(other), Thread: int32(thread), Arg: int32(arg)}
-	r.buf[r.written%uint64(len(r.buf))] = e
+	r.buf[r.written&uint64(len(r.buf)-1)] = e
 	r.written++
 	if r.observe != nil {
 		r.observe(e)
 	}
 }
+
+// SetVisual turns the recording of visual events (DrainVis) on or off. A run
+// that nobody animates saves the time (about a tenth of the engine's); results
+// and decision records do not change, and Observe still sees every event.
+func (s *Sim) SetVisual(on bool) { s.vis.off = !on }
 
 // Observe makes fn see every visual event synchronously as it happens, in order
 // (nil stops it). For VisDecision events, DecisionAt(e.Arg) is the record, valid

@@ -38,6 +38,7 @@ func EstimateEvents(sc Scenario) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	s.SetVisual(false)
 	s.StepN(probeEvents)
 	if s.Done() {
 		return s.events, nil

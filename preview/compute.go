@@ -49,6 +49,7 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 		if err != nil {
 			return Preview{}, fmt.Errorf("preview: arm %q: %w", a.name, err)
 		}
+		sim.SetVisual(false) // the card draws snapshots; nothing animates the run
 		r := &armRun{name: a.name, sim: sim, gauge: a.sc.Sched.IdleSpin.Adaptive, win: []int{0}}
 		for _, f := range froms[1:] {
 			r.win = append(r.win, sim.AddWindow(f, a.sc.DurationMs))
