@@ -241,7 +241,7 @@ func TestShareAndCopy(t *testing.T) {
 	if st.Scenario.Machine.VCPUs != 12 || len(st.Arms) != 2 || st.Compare != "arms" || len(st.Problems) > 0 {
 		t.Errorf("shared page: %d vCPUs, %d arms, compare %q, problems %v", st.Scenario.Machine.VCPUs, len(st.Arms), st.Compare, st.Problems)
 	}
-	if !strings.HasPrefix(st.Arms[1].Name, "Idle-CPU pull on") {
+	if !strings.HasPrefix(st.Arms[1].Name, "Idle pull on") { // named by the schema's label
 		t.Errorf("arm B of the share is %q", st.Arms[1].Name)
 	}
 	// An unknown share id is reported and the default preset shown.

@@ -19,8 +19,11 @@ type Arm struct {
 	Set  []string
 	Sc   engine.Scenario
 	id   runner.ArmID
-	// vals are Sc's knob values (see knobValues).
-	vals map[string]string
+	// vals reads Sc's knob values.
+	vals *knobReader
+	// published are the source's published figures for Sc's settings, by metric
+	// key (publishedSet.figures).
+	published map[string]float64
 	// Snap is the machine as last shown; before the first answer, idle tiles.
 	Snap  engine.Snapshot
 	endNs int64
@@ -106,15 +109,10 @@ func workloadLabel(sc engine.Scenario) string {
 	return fmt.Sprintf("%d clients", w.Clients)
 }
 
-// usesClients reports whether workload.clients means anything for the workload.
-func usesClients(sc engine.Scenario) bool {
-	k := sc.Workload.Kind
-	return k == engine.WorkloadRequestServer || k == engine.WorkloadCommit
-}
-
-func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario) *Arm {
+func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, published publishedSet) *Arm {
 	a := &Arm{id: id, Name: name, Set: set, Sc: sc, endNs: sc.DurationMs * 1e6, resultsAt: -1,
-		series: view.NewSeries(seriesWidthNs, seriesMax), hist: view.NewHistogram(), vals: knobValues(sc)}
+		series: view.NewSeries(seriesWidthNs, seriesMax), hist: view.NewHistogram(), vals: newKnobReader(sc)}
+	a.published = published.figures(a.vals)
 	// Idle tiles until the runner's first answer (a frame or two later).
 	a.Snap.CPUs = make([]engine.CPUSnap, sc.Machine.VCPUs)
 	for i := range a.Snap.CPUs {

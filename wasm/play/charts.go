@@ -136,7 +136,7 @@ func (m *Model) sweepChart() Chart {
 	for _, p := range pub {
 		xmax, ymax = max(xmax, p.clients), max(ymax, p.tput)
 	}
-	if !usesClients(m.setup.base) {
+	if !m.usesClients(m.setup.base) {
 		c.Button = ""
 		c.Empty = "this workload has no client count to sweep"
 		return c

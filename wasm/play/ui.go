@@ -19,7 +19,6 @@ type Meta struct {
 	Controls []Control `json:"controls"`
 	Groups   []string  `json:"groups"`
 	Speeds   []Option  `json:"speeds"`
-	Compare  []Option  `json:"compare"`
 	// Charts are the over-time chart's choices (see chartMetrics).
 	Charts []Option          `json:"charts"`
 	CSS    map[string]string `json:"css"`
@@ -33,7 +32,6 @@ func (m *Model) Meta() Meta {
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}
-	mt.Compare = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	return mt
 }
 
@@ -52,9 +50,12 @@ type UI struct {
 	Preset      string `json:"preset"`
 	Description string `json:"description"`
 	Compare     string `json:"compare"`
-	Summary     string `json:"summary"`
-	Seed        string `json:"seed"`
-	Warmup      string `json:"warmup"`
+	// CompareOptions are the compare picker's choices: they follow the knobs,
+	// as a comparison is offered only for a knob that applies.
+	CompareOptions []Option `json:"compare_options"`
+	Summary        string   `json:"summary"`
+	Seed           string   `json:"seed"`
+	Warmup         string   `json:"warmup"`
 	// WarmupNs is where the measured window starts (the "skip warm-up" target).
 	WarmupNs int64 `json:"warmup_ns"`
 	// Jump is the run ahead in progress (a progress bar), if any.
@@ -206,37 +207,6 @@ func metrics(kind string) []metric {
 	}
 }
 
-// publishedFor finds the scenario's published value of key for an arm: a point
-// whose knob settings, and the settings of the scenario arm it is labelled with,
-// all match the arm's. Matching on settings rather than names finds the point in
-// every compare mode (preset arms, a knob comparison, or one run).
-func (m *Model) publishedFor(a *Arm, key string) (float64, bool) {
-	matches := func(set map[string]string) bool {
-		for k, want := range set {
-			if a.vals[k] != canonicalKnob(k, want) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, p := range m.setup.base.Published {
-		v, ok := p.Values[key]
-		if !ok || !matches(p.Set) {
-			continue
-		}
-		labelled := p.Arm == ""
-		for _, sa := range m.setup.base.Arms {
-			if sa.Name == p.Arm && matches(sa.Set) {
-				labelled = true
-			}
-		}
-		if labelled {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
 // liveResults are the headline numbers: the engine's measured-window results once
 // the warm-up is over (the numbers the CLI prints), and running totals since the
 // start before that.
@@ -271,7 +241,7 @@ func (m *Model) UI() UI {
 		Time: view.SimTime(m.pipe.shownNs), Horizon: view.Duration(float64(a0.endNs)), Jump: m.jumpUI(), Refused: m.refused,
 		Playing: m.time.playing, Done: m.done(), Speed: m.view.Speed, Fragment: m.Fragment(),
 		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
-		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
+		CompareOptions: m.compareOpts, Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
 		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.view.Hide,
 		Embed: m.view.Embed, Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value, Perf: m.Perf(),
 	}
@@ -284,19 +254,21 @@ func (m *Model) UI() UI {
 	if m.setup.src.shared {
 		u.Preset = ""
 	}
+	shown := make([]engine.Scenario, len(m.arms))
+	for i, a := range m.arms {
+		shown[i] = a.Sc
+	}
 	for i := range m.controls {
-		cv := m.controls[i].valueOf(m.setup.vals)
-		if cv.ID == "wake-sync" && m.setup.vals["sched.policy"] != "scx_simple" {
-			cv.Note = "only the scx_simple policy uses it"
-		}
-		if cv.ID == "clients" && !usesClients(m.setup.base) {
-			cv.Note = "this workload has no clients"
-		}
+		c := &m.controls[i]
+		cv := c.valueOf(m.setup.vals.get(c.Path))
 		if len(m.arms) > 1 {
-			if vals := m.armValues(m.controls[i].Path); vals != "" {
+			if vals := m.armValues(c); vals != "" {
 				cv.Locked, cv.Note = true, vals
 			}
 		}
+		// A compared knob stays in view even where it changes nothing: the arms
+		// are named after it.
+		cv.Hidden = !cv.Locked && !c.applies(shown)
 		u.Controls = append(u.Controls, cv)
 	}
 	if l := &m.lay; l.scale > 0 {
@@ -330,7 +302,7 @@ func (m *Model) UI() UI {
 		// The published figures for the same settings, beside the model's.
 		var pubs []string
 		for _, a := range m.arms {
-			if v, ok := m.publishedFor(a, mt.published); ok {
+			if v, ok := a.published[mt.published]; ok {
 				pubs = append(pubs, fmtMetric(mt, v, a))
 			} else {
 				pubs = append(pubs, "")
@@ -371,30 +343,25 @@ func fmtMetric(mt metric, v float64, a *Arm) string {
 	return mt.format(v, a)
 }
 
-// armValues describes a compared knob's value in each arm ("A off · B on"), or ""
-// when the arms agree on it.
-func (m *Model) armValues(path string) string {
+// armValues describes a compared control's value in each arm ("A off · B on"),
+// or "" when the arms agree on it.
+func (m *Model) armValues(c *Control) string {
 	var vals []string
 	differ := false
 	for _, a := range m.arms {
-		vals = append(vals, a.vals[path])
-		if a.vals[path] != vals[0] {
-			differ = true
-		}
+		v := a.vals.get(c.Path)
+		vals = append(vals, v)
+		differ = differ || v != vals[0]
 	}
 	if !differ {
 		return ""
 	}
-	ctl := findControl(m.controls, path)
 	out := ""
 	for i, v := range vals {
 		if i > 0 {
 			out += " · "
 		}
-		if ctl != nil && ctl.format != nil {
-			v = ctl.format(v)
-		}
-		out += string(rune('A'+i)) + " " + v
+		out += string(rune('A'+i)) + " " + c.format(v)
 	}
 	return out
 }
