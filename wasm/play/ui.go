@@ -207,32 +207,6 @@ func metrics(kind string) []metric {
 	}
 }
 
-// liveResults are the headline numbers: the engine's measured-window results once
-// the warm-up is over (the numbers the CLI prints), and running totals since the
-// start before that.
-func liveResults(a *Arm) (engine.Results, bool) {
-	now := a.NowNs()
-	if warm := a.Sc.WarmupMs * 1e6; now > warm && a.resultsAt > warm {
-		return a.Results(), true
-	}
-	l := &a.Snap.Live
-	var r engine.Results
-	if now <= 0 {
-		return r, false
-	}
-	sec := float64(now) / 1e9
-	r.ThroughputPerS = float64(l.Completed) / sec
-	r.BusyVCPUsMean = float64(l.BusyNs) / float64(now)
-	r.IdleWhileOverloadedFrac = float64(l.IdleOverNs) / (float64(now) * float64(len(a.Snap.CPUs)))
-	r.IPIsPerS.Total = float64(l.IPIs[0]+l.IPIs[1]+l.IPIs[2]) / sec
-	r.HaltExitsPerS = float64(l.HaltExits) / sec
-	r.LatencyUs.P99 = a.hist.Quantile(0.99)
-	if l.Completed > 0 {
-		r.LatencyUs.Mean = float64(l.LatencySumNs) / float64(l.Completed) / 1e3
-	}
-	return r, false
-}
-
 // UI builds the page update. scale is the canvas's device scale, for pane titles.
 func (m *Model) UI() UI {
 	a0 := m.arms[0]
@@ -282,14 +256,14 @@ func (m *Model) UI() UI {
 			}
 		}
 	}
-	warm := false
+	measured := true
 	var rs []engine.Results
 	for _, a := range m.arms {
-		r, w := liveResults(a)
+		r, ok := a.shownResults()
 		rs = append(rs, r)
-		warm = w
+		measured = measured && ok
 	}
-	if !warm {
+	if !measured && a0.Sc.WarmupMs > 0 {
 		u.Warmup = "warming up: numbers are since the start until " + view.Duration(float64(a0.Sc.WarmupMs)*1e6) + ", then over the measured window"
 	}
 	for _, mt := range metrics(m.setup.base.Workload.Kind) {
@@ -332,7 +306,7 @@ func (m *Model) UI() UI {
 	}
 	u.TimeChart = m.timeChart()
 	u.Sweep = m.sweepChart()
-	u.Hist = m.histChart(rs)
+	u.Hist = m.histChart()
 	return u
 }
 
