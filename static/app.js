@@ -307,6 +307,7 @@
 
   function renderCards() {
     const box = $('cards');
+    box.classList.toggle('many', ui.cards.length > 6); // seven cards: four columns, not 3+3+1
     while (box.children.length > ui.cards.length) box.lastChild.remove();
     ui.cards.forEach((c, i) => {
       let d = box.children[i];

@@ -54,6 +54,7 @@ func TestCardsAndLatencyFromEngine(t *testing.T) {
 			for id, w := range map[string]string{
 				"throughput": view.Compact(want.ThroughputPerS),
 				"busy":       strconv.FormatFloat(want.BusyVCPUsMean, 'f', 1, 64),
+				"busy-host":  strconv.FormatFloat(want.BusyVCPUsHostMean, 'f', 1, 64),
 				"p99":        view.Duration(want.LatencyUs.P99 * 1e3),
 				"ipis":       view.Compact(want.IPIsPerS.Total),
 				"halts":      view.Compact(want.HaltExitsPerS),
@@ -71,6 +72,44 @@ func TestCardsAndLatencyFromEngine(t *testing.T) {
 			}
 			if len(u.Hist.Bars) == 0 {
 				t.Error("the latency chart draws no bars")
+			}
+		})
+	}
+}
+
+// The host's view of busy vCPUs is shown on KVM, with the published figure
+// beside the model's where the example has one (TPC-B at 64 clients: about 8
+// vCPUs busy without idle pull, 27 with it).
+func TestBusyVCPUsHostCard(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	tests := []struct {
+		desc, frag string
+		shown      bool
+		published  string
+	}{
+		{"TPC-B at 64 clients", "#v=1&preset=tpcb-32vcpu", true, "8.0 → 27.0"},
+		{"TPC-B at 32 clients: nothing published", "#v=1&preset=tpcb-32vcpu&workload.clients=32", true, ""},
+		{"one arm at 64 clients", "#v=1&preset=tpcb-32vcpu&compare=off&sched.wake_pull=1", true, "27.0"},
+		{"bare metal has no host", "#v=1&preset=hackbench", false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			m := New(Options{Presets: ps, Fragment: tc.frag, Runner: runner.NewLocal(func() float64 { return 0 })})
+			var card *Card
+			u := m.UI()
+			for i, c := range u.Cards {
+				if c.ID == "busy-host" {
+					card = &u.Cards[i]
+					if i == 0 || u.Cards[i-1].ID != "busy" {
+						t.Errorf("the host's busy vCPUs are not beside the guest's: cards %v", u.Cards)
+					}
+				}
+			}
+			if (card != nil) != tc.shown {
+				t.Fatalf("busy-host card shown %v, want %v", card != nil, tc.shown)
+			}
+			if card != nil && card.Published != tc.published {
+				t.Errorf("published %q, want %q", card.Published, tc.published)
 			}
 		})
 	}

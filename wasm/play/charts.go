@@ -281,9 +281,9 @@ func (m *Model) histChart() Chart {
 	}
 	c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(edge(int(v))) })
 	c.YTicks = view.YTicks(sc, view.Percent)
-	c.Note = "share of requests by latency, over the measured window"
+	c.Note = "share of requests by latency in the measured window"
 	if m.arms[0].inWarmup {
-		c.Note = "share of requests by latency, since the start (warming up)"
+		c.Note = "share of requests by latency during the warm-up"
 	}
 	return c
 }

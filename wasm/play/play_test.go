@@ -284,7 +284,7 @@ func TestUI(t *testing.T) {
 	}
 	m.Render(1200, 600, 1, 0)
 	u := m.UI()
-	if len(u.Cards) != 6 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
+	if len(u.Cards) != 7 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
 		t.Errorf("cards %+v", u.Cards)
 	}
 	if u.Warmup != "" {
