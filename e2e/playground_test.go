@@ -112,6 +112,42 @@ func TestControlsUpdateURLAndState(t *testing.T) {
 	}
 }
 
+// TestPanelShowsWhatApplies: the panel shows only the controls whose knob changes
+// something in the arms on the stage (hackbench on bare metal has no clients, no
+// host halt polling, no idle pull), follows a change that makes a knob apply, and
+// offers comparisons only of knobs that apply. The host's busy vCPUs show the
+// published figures beside the model's.
+func TestPanelShowsWhatApplies(t *testing.T) {
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu")
+	waitFor(t, ctx, `!!document.querySelector('#cards .card[data-id="busy-host"]')`, 10*time.Second)
+	if sub := eval[string](t, ctx, `document.querySelector('#cards .card[data-id="busy-host"] .sub').textContent`); !strings.Contains(sub, "published 8.0 → 27.0") {
+		t.Errorf("busy vCPUs (host) card: %q, want the published 8.0 → 27.0", sub)
+	}
+
+	open(t, ctx, base+"/#v=1&preset=hackbench&compare=off")
+	waitFor(t, ctx, `window.schedplay.state().preset === 'hackbench'`, 10*time.Second)
+	visible := func(id string) bool {
+		t.Helper()
+		return eval[bool](t, ctx, `(e => !!e && e.getClientRects().length > 0)(document.getElementById('`+id+`'))`)
+	}
+	for id, want := range map[string]bool{"vcpus": true, "platform": true, "policy": true, "wake-sync": true, "spin-cap": true,
+		"clients": false, "host-halt-poll": false, "wake-pull": false, "balance": false, "adaptive-spin": false, "spin-floor": false} {
+		if got := visible(id); got != want {
+			t.Errorf("hackbench on bare metal: #%s visible = %v, want %v", id, got, want)
+		}
+	}
+	if empty := eval[int](t, ctx, `[...document.querySelectorAll('#controls fieldset')].filter(f => f.getClientRects().length > 0 && !f.querySelector('.ctl:not([hidden])')).length`); empty != 0 {
+		t.Errorf("%d groups are shown without a control", empty)
+	}
+	if opts := eval[string](t, ctx, `[...document.getElementById('compare').options].map(o => o.value).join(' ')`); strings.Contains(opts, "sched.wake_pull") {
+		t.Errorf("hackbench under scx_simple is offered an idle-pull comparison: %s", opts)
+	}
+	// On KVM the host halt-polls: its control appears.
+	eval[bool](t, ctx, `(() => { const s = document.getElementById('platform'); s.value = 'kvm'; s.dispatchEvent(new Event('change')); return true })()`)
+	waitFor(t, ctx, `(e => e.getClientRects().length > 0)(document.getElementById('host-halt-poll'))`, 10*time.Second)
+}
+
 // TestReloadReproduces opens a link, runs to a simulated instant, and checks that a
 // reload of the same URL gives the same scenario and the same metrics there.
 func TestReloadReproduces(t *testing.T) {
@@ -241,7 +277,7 @@ func TestShareAndCopy(t *testing.T) {
 	if st.Scenario.Machine.VCPUs != 12 || len(st.Arms) != 2 || st.Compare != "arms" || len(st.Problems) > 0 {
 		t.Errorf("shared page: %d vCPUs, %d arms, compare %q, problems %v", st.Scenario.Machine.VCPUs, len(st.Arms), st.Compare, st.Problems)
 	}
-	if !strings.HasPrefix(st.Arms[1].Name, "Idle-CPU pull on") {
+	if !strings.HasPrefix(st.Arms[1].Name, "Idle pull on") { // named by the schema's label
 		t.Errorf("arm B of the share is %q", st.Arms[1].Name)
 	}
 	// An unknown share id is reported and the default preset shown.

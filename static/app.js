@@ -118,7 +118,6 @@
     applyCSS(meta.css);
     fillSelect($('preset'), meta.shared ? [{ value: '', label: 'shared scenario' }, ...meta.presets] : meta.presets);
     fillSelect($('speed'), meta.speeds);
-    fillSelect($('compare'), meta.compare);
     fillSelect($('chart-metric'), meta.charts);
     const box = $('controls');
     box.replaceChildren();
@@ -216,9 +215,12 @@
     if (ui.refused) refused.textContent = ui.refused.charAt(0).toUpperCase() + ui.refused.slice(1);
     play.disabled = !!ui.refused;
     $('skip-warmup').hidden = !(ui.warmup_ns > ui.now_ns);
-    if (document.activeElement !== $('compare')) $('compare').value = ui.compare;
+    const cmp = $('compare'), cmpKey = JSON.stringify(ui.compare_options); // offered only for knobs that apply
+    if (cmp._key !== cmpKey) { cmp._key = cmpKey; fillSelect(cmp, ui.compare_options, ui.compare); }
+    if (document.activeElement !== cmp) cmp.value = ui.compare;
 
     for (const cv of ui.controls) updateControl(cv);
+    for (const fs of $('controls').children) fs.hidden = !fs.querySelector('.ctl:not([hidden])'); // none applies
     renderProblems();
     renderPanes();
     renderCards();
@@ -244,7 +246,9 @@
       out.hidden = input.tagName === 'SELECT' && !cv.locked;
     }
     input.disabled = !!cv.locked;
-    input.closest('.ctl').classList.toggle('locked', !!cv.locked);
+    const ctl = input.closest('.ctl');
+    ctl.classList.toggle('locked', !!cv.locked);
+    ctl.hidden = !!cv.hidden; // the knob changes nothing in the arms shown
     const note = $(cv.id + '-note');
     if (note) note.textContent = cv.locked ? cv.note + ' (each arm sets it)' : (cv.note || '');
     if (document.activeElement === input && input.type !== 'checkbox') return; // do not fight the user
@@ -303,6 +307,7 @@
 
   function renderCards() {
     const box = $('cards');
+    box.classList.toggle('many', ui.cards.length > 6); // seven cards: four columns, not 3+3+1
     while (box.children.length > ui.cards.length) box.lastChild.remove();
     ui.cards.forEach((c, i) => {
       let d = box.children[i];

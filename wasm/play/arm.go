@@ -19,8 +19,11 @@ type Arm struct {
 	Set  []string
 	Sc   engine.Scenario
 	id   runner.ArmID
-	// vals are Sc's knob values (see knobValues).
-	vals map[string]string
+	// vals reads Sc's knob values.
+	vals *knobReader
+	// published are the source's published figures for Sc's settings, by metric
+	// key (publishedSet.figures).
+	published map[string]float64
 	// Snap is the machine as last shown; before the first answer, idle tiles.
 	Snap  engine.Snapshot
 	endNs int64
@@ -33,9 +36,13 @@ type Arm struct {
 	flights    []flight
 	migrations []migration
 	series     view.Series
-	hist       view.Histogram
-	// results are the engine's results as of resultsAt (-1: none yet).
+	// results are the engine's results over the measured window, and warmup its
+	// results over the warm-up while inWarmup; latency is its latency histogram of
+	// the window the cards show. All are as of resultsAt (-1: none yet).
 	results   engine.Results
+	warmup    engine.Results
+	inWarmup  bool
+	latency   view.Histogram
 	resultsAt int64
 	// events is the engine's event count as shown; busyMs sums what the runner
 	// reported spending on the checkpoints shown (the page's speed report).
@@ -106,15 +113,10 @@ func workloadLabel(sc engine.Scenario) string {
 	return fmt.Sprintf("%d clients", w.Clients)
 }
 
-// usesClients reports whether workload.clients means anything for the workload.
-func usesClients(sc engine.Scenario) bool {
-	k := sc.Workload.Kind
-	return k == engine.WorkloadRequestServer || k == engine.WorkloadCommit
-}
-
-func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario) *Arm {
+func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, published publishedSet) *Arm {
 	a := &Arm{id: id, Name: name, Set: set, Sc: sc, endNs: sc.DurationMs * 1e6, resultsAt: -1,
-		series: view.NewSeries(seriesWidthNs, seriesMax), hist: view.NewHistogram(), vals: knobValues(sc)}
+		series: view.NewSeries(seriesWidthNs, seriesMax), vals: newKnobReader(sc)}
+	a.published = published.figures(a.vals)
 	// Idle tiles until the runner's first answer (a frame or two later).
 	a.Snap.CPUs = make([]engine.CPUSnap, sc.Machine.VCPUs)
 	for i := range a.Snap.CPUs {
@@ -169,14 +171,10 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 		}
 		a.migrations = append(a.migrations, migration{thread: int(mg.Thread), from: int(mg.From), to: int(mg.To), startMs: wallMs})
 	}
-	for i, c := range f.Latency.Counts {
-		a.hist.Counts[i] += c
-	}
-	a.hist.N += f.Latency.N
 	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
 	a.events, a.busyMs = f.Events, a.busyMs+f.BusyMs
 	if f.HasResults {
-		a.results, a.resultsAt = f.Results, f.NowNs
+		a.results, a.warmup, a.inWarmup, a.latency, a.resultsAt = f.Results, f.Warmup, f.InWarmup, f.Latency, f.NowNs
 	}
 	a.decision, a.decisionFor, a.hasDecision = f.Decision, f.Selected, f.HasDecision
 }
@@ -219,6 +217,16 @@ func (a *Arm) settle(wallMs float64) {
 // Results returns the engine's metrics over the measured window as of the newest
 // answer that carried them.
 func (a *Arm) Results() engine.Results { return a.results }
+
+// shownResults are the headline numbers, all the engine's: its results over the
+// warm-up until the measured window begins, then over the measured window (the
+// numbers the CLI prints). measured says which.
+func (a *Arm) shownResults() (r engine.Results, measured bool) {
+	if a.inWarmup {
+		return a.warmup, false
+	}
+	return a.results, a.resultsAt >= 0
+}
 
 // sharedQueue counts runnable threads that wait in no CPU's runqueue or incoming
 // list: those in a policy's shared queue (scx_simple's global queue), which has

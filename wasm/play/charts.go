@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"schedplay/engine"
 	"schedplay/wasm/view"
 )
 
@@ -136,7 +135,7 @@ func (m *Model) sweepChart() Chart {
 	for _, p := range pub {
 		xmax, ymax = max(xmax, p.clients), max(ymax, p.tput)
 	}
-	if !usesClients(m.setup.base) {
+	if !m.usesClients(m.setup.base) {
 		c.Button = ""
 		c.Empty = "this workload has no client count to sweep"
 		return c
@@ -240,101 +239,52 @@ func (m *Model) publishedPoints() []pubPoint {
 	return out
 }
 
-// histChart draws the latency histogram (share of requests per logarithmic bin)
-// when the engine reports per-request latencies, and otherwise the measured
-// percentiles as markers on the same axis.
-func (m *Model) histChart(rs []engine.Results) Chart {
+// histChart draws the engine's latency histogram of the window the cards show
+// (share of requests per logarithmic bin), one bar per arm in each bin.
+func (m *Model) histChart() Chart {
 	c := Chart{Title: "latency (log scale)"}
-	var gs [][view.HistBins / view.ChartGroup]int64
-	var ns []int64
 	lo, hi := view.HistBins, -1
 	for _, a := range m.arms {
-		g := a.hist.Grouped()
-		gs = append(gs, g)
-		ns = append(ns, a.hist.N)
-		for i, c := range g {
-			if c > 0 {
+		for i, n := range a.latency.Counts {
+			if n > 0 {
 				lo, hi = min(lo, i), max(hi, i)
 			}
 		}
 	}
-	if hi >= 0 {
-		const groups = view.HistBins / view.ChartGroup
-		lo, hi = max(lo-1, 0), min(hi+1, groups-1)
-		ymax := 0.0
-		for ai, g := range gs {
-			for i := lo; i <= hi; i++ {
-				ymax = max(ymax, float64(g[i])/float64(max(ns[ai], 1)))
-			}
-		}
-		sc := view.Scale{X0: float64(lo), X1: float64(hi + 1), Y1: view.NiceCeil(ymax)}
-		edge := func(i int) float64 { return view.HistEdge(i*view.ChartGroup) * 1e3 } // ns
+	if hi < 0 {
+		c.Empty = "no requests completed in this window yet"
+		return c
+	}
+	lo, hi = max(lo-1, 0), min(hi+1, view.HistBins-1)
+	share := func(a *Arm, i int) float64 { return float64(a.latency.Counts[i]) / float64(max(a.latency.N, 1)) }
+	ymax := 0.0
+	for _, a := range m.arms {
 		for i := lo; i <= hi; i++ {
-			for ai, g := range gs {
-				frac := float64(g[i]) / float64(max(ns[ai], 1))
-				x0, y0 := sc.At(float64(i)+float64(ai)/float64(len(gs))*0.9+0.05, frac)
-				x1, yb := sc.At(float64(i)+float64(ai+1)/float64(len(gs))*0.9+0.05, 0)
-				c.Bars = append(c.Bars, Bar{X: x0, Y: y0, W: x1 - x0, H: yb - y0, Color: m.armColor(ai),
-					Title: fmt.Sprintf("%s%s to %s: %s", armPrefix(len(gs), ai), view.Duration(edge(i)), view.Duration(edge(i+1)), view.Percent(frac))})
-			}
+			ymax = max(ymax, share(a, i))
 		}
-		perDecade := view.BinsPerDecade / view.ChartGroup
-		var xt []float64
-		for i := (lo + perDecade - 1) / perDecade * perDecade; i <= hi+1; i += perDecade {
-			xt = append(xt, float64(i))
+	}
+	sc := view.Scale{X0: float64(lo), X1: float64(hi + 1), Y1: view.NiceCeil(ymax)}
+	edge := func(i int) float64 { return view.HistEdge(i) * 1e3 } // ns
+	n := len(m.arms)
+	for i := lo; i <= hi; i++ {
+		for ai, a := range m.arms {
+			frac := share(a, i)
+			x0, y0 := sc.At(float64(i)+float64(ai)/float64(n)*0.9+0.05, frac)
+			x1, yb := sc.At(float64(i)+float64(ai+1)/float64(n)*0.9+0.05, 0)
+			c.Bars = append(c.Bars, Bar{X: x0, Y: y0, W: x1 - x0, H: yb - y0, Color: m.armColor(ai),
+				Title: fmt.Sprintf("%s%s to %s: %s", armPrefix(n, ai), view.Duration(edge(i)), view.Duration(edge(i+1)), view.Percent(frac))})
 		}
-		c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(edge(int(v))) })
-		c.YTicks = view.YTicks(sc, view.Percent)
-		c.Note = "share of requests by latency, since the start"
-		return c
-	}
-	// Percentile markers: p50, p99, p99.9 per arm on a log axis.
-	type q struct {
-		name string
-		us   float64
-	}
-	any := false
-	lov, hiv := math.Inf(1), 0.0
-	var qs [][]q
-	for _, r := range rs {
-		row := []q{{"p50", r.LatencyUs.P50}, {"p99", r.LatencyUs.P99}, {"p99.9", r.LatencyUs.P999}}
-		for _, x := range row {
-			if x.us > 0 && !math.IsNaN(x.us) {
-				any = true
-				lov, hiv = min(lov, x.us), max(hiv, x.us)
-			}
-		}
-		qs = append(qs, row)
-	}
-	if !any {
-		c.Empty = "latency percentiles appear after the warm-up"
-		return c
-	}
-	x0 := math.Floor(math.Log10(lov)) - 0.2
-	x1 := math.Ceil(math.Log10(hiv)) + 0.2
-	sc := view.Scale{X0: x0, X1: x1, Y1: float64(len(rs) + 1)}
-	for ai, row := range qs {
-		ln := Line{Name: m.arms[ai].Name, Color: m.armColor(ai)}
-		var xs, ys []float64
-		for _, x := range row {
-			if x.us <= 0 || math.IsNaN(x.us) {
-				continue
-			}
-			lx := math.Log10(x.us)
-			y := float64(len(rs) - ai)
-			px, py := sc.At(lx, y)
-			xs, ys = append(xs, lx), append(ys, y)
-			ln.Dots = append(ln.Dots, Dot{X: px, Y: py, Title: armPrefix(len(rs), ai) + x.name + " " + view.Duration(x.us*1e3)})
-		}
-		ln.D = view.LinePath(xs, ys, sc)
-		c.Lines = append(c.Lines, ln)
 	}
 	var xt []float64
-	for d := math.Ceil(x0); d <= x1; d++ {
-		xt = append(xt, d)
+	for i := (lo + view.BinsPerDecade - 1) / view.BinsPerDecade * view.BinsPerDecade; i <= hi+1; i += view.BinsPerDecade {
+		xt = append(xt, float64(i))
 	}
-	c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(math.Pow(10, v) * 1e3) })
-	c.Note = "p50 · p99 · p99.9 over the measured window"
+	c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(edge(int(v))) })
+	c.YTicks = view.YTicks(sc, view.Percent)
+	c.Note = "share of requests by latency in the measured window"
+	if m.arms[0].inWarmup {
+		c.Note = "share of requests by latency during the warm-up"
+	}
 	return c
 }
 

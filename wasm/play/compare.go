@@ -65,7 +65,7 @@ func compareOf(v urlstate.View, base engine.Scenario, controls []Control) (compa
 			label = ctl.Label
 		}
 		name := func(val string) string {
-			if ctl != nil && ctl.format != nil {
+			if ctl != nil {
 				return label + " " + ctl.format(canonicalKnob(mode, val))
 			}
 			return mode + "=" + val
@@ -79,14 +79,14 @@ func compareOf(v urlstate.View, base engine.Scenario, controls []Control) (compa
 }
 
 func shortVal(ctl *Control, path, v string) string {
-	if ctl != nil && ctl.format != nil {
+	if ctl != nil {
 		return ctl.format(canonicalKnob(path, v))
 	}
 	return v
 }
 
-// canonicalKnob writes a knob value the way knobValues reads it (booleans as
-// true/false), for formatting.
+// canonicalKnob writes a knob value the way Scenario.Get writes it (booleans as
+// true/false), for formatting and matching.
 func canonicalKnob(path, v string) string {
 	x, err := engine.KnobValue(path, v)
 	if err != nil {
@@ -98,14 +98,14 @@ func canonicalKnob(path, v string) string {
 	case string:
 		return x
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64) // as knobValues writes floats
+		return strconv.FormatFloat(x, 'g', -1, 64) // as Scenario.Get writes floats
 	}
 	return fmt.Sprint(x)
 }
 
 // compareOptions lists the comparisons offered: off, the scenario's own arms,
-// every two-valued control (booleans off/on, selects their first two values),
-// and cur, the current setting, when it is none of those.
+// every two-valued control that applies to base (booleans off/on, selects their
+// first two values), and cur, the current setting, when it is none of those.
 func compareOptions(base engine.Scenario, controls []Control, cur string) []Option {
 	out := []Option{{urlstate.CompareOff, "off: one run"}}
 	if len(base.Arms) >= 2 {
@@ -113,6 +113,7 @@ func compareOptions(base engine.Scenario, controls []Control, cur string) []Opti
 	}
 	for _, c := range controls {
 		switch {
+		case !c.knob.Applies(base):
 		case c.Kind == "toggle":
 			out = append(out, Option{c.Path, c.Label + ": off ↔ on"})
 		case c.Kind == "select" && len(c.Options) >= 2:

@@ -13,7 +13,7 @@ func TestCompareOf(t *testing.T) {
 	withArms.Arms = []engine.Arm{{Name: "pull off", Set: map[string]string{"sched.wake_pull": "false", "seed": "2"}},
 		{Name: "pull on", Set: map[string]string{"sched.wake_pull": "true"}}}
 	noArms := engine.DefaultScenario()
-	controls := Controls(engine.DefaultScenario())
+	controls := Controls()
 	tests := []struct {
 		desc      string
 		view      urlstate.View
@@ -30,8 +30,8 @@ func TestCompareOf(t *testing.T) {
 		{desc: "off: one run", view: urlstate.View{Compare: urlstate.CompareOff}, base: withArms, wantNames: []string{""}, wantSets: [][]string{nil}},
 		{desc: "arms without arms", view: urlstate.View{Compare: urlstate.CompareArms}, base: noArms, wantErr: true},
 		{desc: "a toggle, named by its control", view: urlstate.View{Compare: "sched.wake_pull", CompareA: "0", CompareB: "1"}, base: noArms,
-			wantNames: []string{"Idle-CPU pull off", "Idle-CPU pull on"}, wantSets: [][]string{{"sched.wake_pull=0"}, {"sched.wake_pull=1"}},
-			wantLabel: "Idle-CPU pull off ↔ on"},
+			wantNames: []string{"Idle pull off", "Idle pull on"}, wantSets: [][]string{{"sched.wake_pull=0"}, {"sched.wake_pull=1"}},
+			wantLabel: "Idle pull off ↔ on"},
 		{desc: "a knob without a control, named by path", view: urlstate.View{Compare: "workload.service.cv", CompareA: "0.5", CompareB: "2"},
 			base: noArms, wantNames: []string{"workload.service.cv=0.5", "workload.service.cv=2"},
 			wantSets:  [][]string{{"workload.service.cv=0.5"}, {"workload.service.cv=2"}},
@@ -56,7 +56,7 @@ func TestCompareOf(t *testing.T) {
 }
 
 func TestCompareOptions(t *testing.T) {
-	controls := Controls(engine.DefaultScenario())
+	controls := Controls()
 	sc := engine.DefaultScenario()
 	opts := compareOptions(sc, controls, "sched.wake_pull")
 	values := func(opts []Option) []string {

@@ -36,7 +36,7 @@ type Options struct {
 // (selection.go) what the explanation is about.
 type Model struct {
 	presets  []Preset
-	controls []Control // the panel's controls, those the engine knows
+	controls []Control // the panel's controls, from the engine's schema
 	setup    setup
 	view     urlstate.View // as the fragment writes it (normalised)
 	problems []string      // from loading a fragment or share, shown until the next load
@@ -46,6 +46,8 @@ type Model struct {
 	arms     []*Arm
 	armTitle []string
 	cmpLabel string // what the arms compare ("" for one run)
+	// compareOpts are the comparisons offered for the current setup.
+	compareOpts []Option
 
 	run     runner.Runner
 	runName string
@@ -80,9 +82,7 @@ func New(o Options) *Model {
 		panic("play.New: Options.Runner is required")
 	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
-		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(),
-		// What the engine accepts does not depend on the scenario; probe once.
-		controls: Controls(engine.DefaultScenario())}
+		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls()}
 	m.Load(o.Fragment, o.Shared)
 	return m
 }
@@ -162,6 +162,7 @@ func (m *Model) rebuild() {
 		break
 	}
 	m.cmpLabel = comp.label
+	m.compareOpts = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	m.time.restart()
 	m.lay = layout{}
 	m.request(ckAdvance, 0, false, false)
@@ -172,7 +173,14 @@ func (m *Model) rebuild() {
 func (m *Model) newArm(name string, set []string, sc engine.Scenario) *Arm {
 	m.lastID++
 	m.run.Start(m.lastID, sc, false)
-	return newArm(m.lastID, name, set, sc)
+	return newArm(m.lastID, name, set, sc, m.setup.src.published)
+}
+
+// usesClients reports whether workload.clients changes anything in sc, as the
+// engine's schema says (a sweep varies it).
+func (m *Model) usesClients(sc engine.Scenario) bool {
+	c := findControl(m.controls, "workload.clients")
+	return c != nil && c.knob.Applies(sc)
 }
 
 // findControl returns the control that sets path, or nil.

@@ -284,7 +284,7 @@ func TestUI(t *testing.T) {
 	}
 	m.Render(1200, 600, 1, 0)
 	u := m.UI()
-	if len(u.Cards) != 6 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
+	if len(u.Cards) != 7 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
 		t.Errorf("cards %+v", u.Cards)
 	}
 	if u.Warmup != "" {
@@ -319,9 +319,8 @@ func TestUI(t *testing.T) {
 	if dots := len(u.Sweep.Lines[0].Dots) + len(u.Sweep.Lines[1].Dots); dots != 2 {
 		t.Errorf("%d published dots, want 2", dots)
 	}
-	meta := m.Meta()
 	var opts []string
-	for _, o := range meta.Compare {
+	for _, o := range u.CompareOptions {
 		opts = append(opts, o.Value)
 	}
 	for _, want := range []string{"off", "arms", "sched.wake_pull", "machine.platform:native,kvm"} {
@@ -359,31 +358,6 @@ func TestSweep(t *testing.T) {
 	m.Set("workload.clients", "24")
 	if m.SweepState() != nil {
 		t.Error("the sweep of the previous scenario is still shown")
-	}
-}
-
-func TestControls(t *testing.T) {
-	cs := play.Controls(engine.DefaultScenario())
-	ids := map[string]bool{}
-	for _, c := range cs {
-		if ids[c.ID] {
-			t.Errorf("duplicate id %s", c.ID)
-		}
-		ids[c.ID] = true
-		if c.Label == "" || !strings.HasSuffix(c.Tip, ".") || strings.Count(strings.TrimSuffix(c.Tip, "."), ". ") > 0 {
-			t.Errorf("%s: label %q, tip %q (want one sentence)", c.ID, c.Label, c.Tip)
-		}
-		if _, err := engine.KnobValue(c.Path, "1"); err != nil && strings.Contains(err.Error(), "unknown knob") {
-			t.Errorf("%s: %s is not a knob", c.ID, c.Path)
-		}
-		if c.Kind == "select" && len(c.Options) == 0 {
-			t.Errorf("%s: a select without options", c.ID)
-		}
-	}
-	for _, id := range []string{"vcpus", "clients", "spin-cap", "spin-floor", "adaptive-spin", "wake-pull", "policy", "platform", "host-halt-poll"} {
-		if !ids[id] {
-			t.Errorf("control %s missing", id)
-		}
 	}
 }
 

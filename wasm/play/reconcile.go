@@ -20,22 +20,25 @@ import (
 type source struct {
 	preset Preset
 	sc     engine.Scenario // preset decoded
-	// vals are sc's knob values: a knob set to its source value stays out of the
+	// vals reads sc's knob values: a knob set to its source value stays out of the
 	// fragment, which is thus minimal.
-	vals   map[string]string
+	vals   *knobReader
 	shared bool
+	// published are sc's published figures with their settings in the engine's
+	// form (see publishedFigures).
+	published publishedSet
 }
 
 func newSource(p Preset, sc engine.Scenario, shared bool) source {
-	return source{preset: p, sc: sc, vals: knobValues(sc), shared: shared}
+	return source{preset: p, sc: sc, vals: newKnobReader(sc), shared: shared, published: newPublishedSet(sc)}
 }
 
 // setup is the scenario the page shows: a source with knob overrides applied,
 // and the knobs the fragment writes for it.
 type setup struct {
 	src  source
-	base engine.Scenario   // src with the knobs applied, before a compared arm's own
-	vals map[string]string // base's knob values (see knobValues)
+	base engine.Scenario // src with the knobs applied, before a compared arm's own
+	vals *knobReader     // base's knob values
 	// knobs are the overrides whose values differ from the source's, in
 	// engine.KnobPaths order, so that one setup has one fragment.
 	knobs []urlstate.Knob
@@ -161,12 +164,12 @@ func (s setup) withKnob(path, value string) (setup, error) {
 // newSetup pairs a decoded scenario with the knobs that produced it, keeping only
 // the knobs whose values differ from the source's, in engine.KnobPaths order.
 func newSetup(src source, base engine.Scenario, knobs []urlstate.Knob) setup {
-	s := setup{src: src, base: base, vals: knobValues(base)}
+	s := setup{src: src, base: base, vals: newKnobReader(base)}
 	for _, path := range engine.KnobPaths() {
-		if knobIndex(knobs, path) < 0 || s.vals[path] == src.vals[path] {
+		if knobIndex(knobs, path) < 0 || s.vals.get(path) == src.vals.get(path) {
 			continue
 		}
-		s.knobs = append(s.knobs, urlstate.Knob{Path: path, Value: urlValue(s.vals[path])})
+		s.knobs = append(s.knobs, urlstate.Knob{Path: path, Value: urlValue(s.vals.get(path))})
 	}
 	return s
 }
@@ -206,7 +209,7 @@ func pinnedKnobs() []string {
 // hand-written machine.vcpus=1 works instead of failing on workload.waker_cpu.
 // With fixExplicit (the slider), pins among the knobs move too; without it (a
 // link), an out-of-range pin the link gives is left to fail by name.
-func clampPinned(knobs []urlstate.Knob, cur map[string]string, fixExplicit bool) []urlstate.Knob {
+func clampPinned(knobs []urlstate.Knob, cur *knobReader, fixExplicit bool) []urlstate.Knob {
 	i := knobIndex(knobs, "machine.vcpus")
 	if i < 0 {
 		return knobs
@@ -223,7 +226,7 @@ func clampPinned(knobs []urlstate.Knob, cur map[string]string, fixExplicit bool)
 			}
 			continue
 		}
-		if c, err := strconv.Atoi(cur[p]); err == nil && c >= n {
+		if c, err := strconv.Atoi(cur.get(p)); err == nil && c >= n {
 			out = append(out, urlstate.Knob{Path: p, Value: strconv.Itoa(n - 1)})
 		}
 	}

@@ -150,8 +150,8 @@ func TestWithKnob(t *testing.T) {
 			if !slices.Equal(got.knobs, tc.wantKnobs) {
 				t.Errorf("knobs %v, want %v", got.knobs, tc.wantKnobs)
 			}
-			if got.vals[tc.path] != canonicalKnob(tc.path, tc.value) {
-				t.Errorf("%s reads %q after setting %q", tc.path, got.vals[tc.path], tc.value)
+			if got.vals.get(tc.path) != canonicalKnob(tc.path, tc.value) {
+				t.Errorf("%s reads %q after setting %q", tc.path, got.vals.get(tc.path), tc.value)
 			}
 		})
 	}

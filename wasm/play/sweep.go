@@ -157,7 +157,7 @@ func (m *Model) stopSweep() {
 // StartSweep begins (or restarts) a sweep of the current scenario and arms. A
 // workload without clients (hackbench, idle) has nothing to sweep.
 func (m *Model) StartSweep() {
-	if !usesClients(m.setup.base) {
+	if !m.usesClients(m.setup.base) {
 		return
 	}
 	comp, err := compareOf(m.view, m.setup.base, m.controls)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,6 @@ type Meta struct {
 	Controls []Control `json:"controls"`
 	Groups   []string  `json:"groups"`
 	Speeds   []Option  `json:"speeds"`
-	Compare  []Option  `json:"compare"`
 	// Charts are the over-time chart's choices (see chartMetrics).
 	Charts []Option          `json:"charts"`
 	CSS    map[string]string `json:"css"`
@@ -33,7 +33,6 @@ func (m *Model) Meta() Meta {
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}
-	mt.Compare = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	return mt
 }
 
@@ -52,9 +51,12 @@ type UI struct {
 	Preset      string `json:"preset"`
 	Description string `json:"description"`
 	Compare     string `json:"compare"`
-	Summary     string `json:"summary"`
-	Seed        string `json:"seed"`
-	Warmup      string `json:"warmup"`
+	// CompareOptions are the compare picker's choices: they follow the knobs,
+	// as a comparison is offered only for a knob that applies.
+	CompareOptions []Option `json:"compare_options"`
+	Summary        string   `json:"summary"`
+	Seed           string   `json:"seed"`
+	Warmup         string   `json:"warmup"`
 	// WarmupNs is where the measured window starts (the "skip warm-up" target).
 	WarmupNs int64 `json:"warmup_ns"`
 	// Jump is the run ahead in progress (a progress bar), if any.
@@ -151,43 +153,59 @@ type metric struct {
 	note   func(arms []*Arm) string
 	// published is the key of the metric in a scenario's published values.
 	published string
+	// kvmOnly marks a view from the KVM host, shown when an arm runs on KVM.
+	kvmOnly bool
 }
 
 // metrics are the headline cards for a workload: a finite run (hackbench) is
 // judged by how long it took, a server by its throughput.
 func metrics(kind string) []metric {
-	first := metric{"throughput", "throughput /s", +1, func(r engine.Results, _ *Arm) float64 { return r.ThroughputPerS },
-		func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "throughput_per_s"}
+	vcpus := func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	compact := func(v float64, _ *Arm) string { return view.Compact(v) }
+	first := metric{id: "throughput", label: "throughput /s", higher: +1,
+		value: func(r engine.Results, _ *Arm) float64 { return r.ThroughputPerS }, format: compact, published: "throughput_per_s"}
 	if kind == engine.WorkloadHackbench {
-		first = metric{"elapsed", "run time", -1, func(r engine.Results, _ *Arm) float64 {
-			if r.ElapsedS == 0 {
-				return math.NaN()
-			}
-			return r.ElapsedS
-		}, func(v float64, _ *Arm) string { return view.Duration(v * 1e9) },
-			func(arms []*Arm) string {
+		first = metric{id: "elapsed", label: "run time", higher: -1,
+			value: func(r engine.Results, _ *Arm) float64 {
+				if r.ElapsedS == 0 {
+					return math.NaN()
+				}
+				return r.ElapsedS
+			},
+			format: func(v float64, _ *Arm) string { return view.Duration(v * 1e9) },
+			note: func(arms []*Arm) string {
 				for _, a := range arms {
 					if a.Results().ElapsedS == 0 {
 						return "running"
 					}
 				}
 				return ""
-			}, "elapsed_s"}
+			}, published: "elapsed_s"}
 	}
 	return []metric{
 		first,
-		{"busy", "busy vCPUs", 0, func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsMean },
-			func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-			func(arms []*Arm) string { return fmt.Sprintf("of %d", arms[0].Sc.Machine.VCPUs) }, "busy_vcpus_mean"},
-		{"p99", "p99 latency", -1, func(r engine.Results, _ *Arm) float64 {
-			if r.LatencyUs.P99 == 0 {
-				return math.NaN() // nothing measured (yet, or ever: hackbench has no requests)
-			}
-			return r.LatencyUs.P99
-		},
-			func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, nil, "latency_us.p99"},
-		{"idle-over", "idle while overloaded", -1, func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
-			func(v float64, _ *Arm) string { return view.Percent(v) }, func(arms []*Arm) string {
+		{id: "busy", label: "busy vCPUs", value: func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsMean }, format: vcpus,
+			note: func(arms []*Arm) string { return fmt.Sprintf("of %d", arms[0].Sc.Machine.VCPUs) }, published: "busy_vcpus_mean"},
+		// What the host sees of the vCPU threads: one that spins in the guest's
+		// idle loop or that the host halt-polls is busy too, as the published
+		// busy-vCPU figures were measured.
+		{id: "busy-host", label: "busy vCPUs (host)", value: func(r engine.Results, _ *Arm) float64 { return r.BusyVCPUsHostMean }, format: vcpus,
+			note: func(arms []*Arm) string {
+				return fmt.Sprintf("of %d · incl. spin and host polling", arms[0].Sc.Machine.VCPUs)
+			},
+			published: "busy_vcpus_host_mean", kvmOnly: true},
+		{id: "p99", label: "p99 latency", higher: -1,
+			value: func(r engine.Results, _ *Arm) float64 {
+				if r.LatencyUs.P99 == 0 {
+					return math.NaN() // nothing measured (yet, or ever: hackbench has no requests)
+				}
+				return r.LatencyUs.P99
+			},
+			format: func(v float64, _ *Arm) string { return view.Duration(v * 1e3) }, published: "latency_us.p99"},
+		{id: "idle-over", label: "idle while overloaded", higher: -1,
+			value:  func(r engine.Results, _ *Arm) float64 { return r.IdleWhileOverloadedFrac },
+			format: func(v float64, _ *Arm) string { return view.Percent(v) },
+			note: func(arms []*Arm) string {
 				// The running counter: vCPU time spent idle while a runqueue waited.
 				var parts []string
 				for i, a := range arms {
@@ -198,69 +216,12 @@ func metrics(kind string) []metric {
 					parts = append(parts, d)
 				}
 				return "of vCPU time · " + strings.Join(parts, " · ") + " so far"
-			}, "idle_while_overloaded_frac"},
-		{"ipis", "IPIs /s", 0, func(r engine.Results, _ *Arm) float64 { return r.IPIsPerS.Total },
-			func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "ipis_per_s.total"},
-		{"halts", "halt VM exits /s", -1, func(r engine.Results, _ *Arm) float64 { return r.HaltExitsPerS },
-			func(v float64, _ *Arm) string { return view.Compact(v) }, nil, "halt_exits_per_s"},
+			}, published: "idle_while_overloaded_frac"},
+		{id: "ipis", label: "IPIs /s", value: func(r engine.Results, _ *Arm) float64 { return r.IPIsPerS.Total }, format: compact,
+			published: "ipis_per_s.total"},
+		{id: "halts", label: "halt VM exits /s", higher: -1, value: func(r engine.Results, _ *Arm) float64 { return r.HaltExitsPerS },
+			format: compact, published: "halt_exits_per_s"},
 	}
-}
-
-// publishedFor finds the scenario's published value of key for an arm: a point
-// whose knob settings, and the settings of the scenario arm it is labelled with,
-// all match the arm's. Matching on settings rather than names finds the point in
-// every compare mode (preset arms, a knob comparison, or one run).
-func (m *Model) publishedFor(a *Arm, key string) (float64, bool) {
-	matches := func(set map[string]string) bool {
-		for k, want := range set {
-			if a.vals[k] != canonicalKnob(k, want) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, p := range m.setup.base.Published {
-		v, ok := p.Values[key]
-		if !ok || !matches(p.Set) {
-			continue
-		}
-		labelled := p.Arm == ""
-		for _, sa := range m.setup.base.Arms {
-			if sa.Name == p.Arm && matches(sa.Set) {
-				labelled = true
-			}
-		}
-		if labelled {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
-// liveResults are the headline numbers: the engine's measured-window results once
-// the warm-up is over (the numbers the CLI prints), and running totals since the
-// start before that.
-func liveResults(a *Arm) (engine.Results, bool) {
-	now := a.NowNs()
-	if warm := a.Sc.WarmupMs * 1e6; now > warm && a.resultsAt > warm {
-		return a.Results(), true
-	}
-	l := &a.Snap.Live
-	var r engine.Results
-	if now <= 0 {
-		return r, false
-	}
-	sec := float64(now) / 1e9
-	r.ThroughputPerS = float64(l.Completed) / sec
-	r.BusyVCPUsMean = float64(l.BusyNs) / float64(now)
-	r.IdleWhileOverloadedFrac = float64(l.IdleOverNs) / (float64(now) * float64(len(a.Snap.CPUs)))
-	r.IPIsPerS.Total = float64(l.IPIs[0]+l.IPIs[1]+l.IPIs[2]) / sec
-	r.HaltExitsPerS = float64(l.HaltExits) / sec
-	r.LatencyUs.P99 = a.hist.Quantile(0.99)
-	if l.Completed > 0 {
-		r.LatencyUs.Mean = float64(l.LatencySumNs) / float64(l.Completed) / 1e3
-	}
-	return r, false
 }
 
 // UI builds the page update. scale is the canvas's device scale, for pane titles.
@@ -271,7 +232,7 @@ func (m *Model) UI() UI {
 		Time: view.SimTime(m.pipe.shownNs), Horizon: view.Duration(float64(a0.endNs)), Jump: m.jumpUI(), Refused: m.refused,
 		Playing: m.time.playing, Done: m.done(), Speed: m.view.Speed, Fragment: m.Fragment(),
 		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
-		Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
+		CompareOptions: m.compareOpts, Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
 		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.view.Hide,
 		Embed: m.view.Embed, Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value, Perf: m.Perf(),
 	}
@@ -284,19 +245,21 @@ func (m *Model) UI() UI {
 	if m.setup.src.shared {
 		u.Preset = ""
 	}
+	shown := make([]engine.Scenario, len(m.arms))
+	for i, a := range m.arms {
+		shown[i] = a.Sc
+	}
 	for i := range m.controls {
-		cv := m.controls[i].valueOf(m.setup.vals)
-		if cv.ID == "wake-sync" && m.setup.vals["sched.policy"] != "scx_simple" {
-			cv.Note = "only the scx_simple policy uses it"
-		}
-		if cv.ID == "clients" && !usesClients(m.setup.base) {
-			cv.Note = "this workload has no clients"
-		}
+		c := &m.controls[i]
+		cv := c.valueOf(m.setup.vals.get(c.Path))
 		if len(m.arms) > 1 {
-			if vals := m.armValues(m.controls[i].Path); vals != "" {
+			if vals := m.armValues(c); vals != "" {
 				cv.Locked, cv.Note = true, vals
 			}
 		}
+		// A compared knob stays in view even where it changes nothing: the arms
+		// are named after it.
+		cv.Hidden = !cv.Locked && !c.applies(shown)
 		u.Controls = append(u.Controls, cv)
 	}
 	if l := &m.lay; l.scale > 0 {
@@ -310,17 +273,21 @@ func (m *Model) UI() UI {
 			}
 		}
 	}
-	warm := false
+	measured := true
 	var rs []engine.Results
 	for _, a := range m.arms {
-		r, w := liveResults(a)
+		r, ok := a.shownResults()
 		rs = append(rs, r)
-		warm = w
+		measured = measured && ok
 	}
-	if !warm {
+	if !measured && a0.Sc.WarmupMs > 0 {
 		u.Warmup = "warming up: numbers are since the start until " + view.Duration(float64(a0.Sc.WarmupMs)*1e6) + ", then over the measured window"
 	}
+	onKVM := slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Machine.Platform == "kvm" })
 	for _, mt := range metrics(m.setup.base.Workload.Kind) {
+		if mt.kvmOnly && !onKVM {
+			continue
+		}
 		c := Card{ID: mt.id, Label: mt.label}
 		va := mt.value(rs[0], m.arms[0])
 		c.A = fmtMetric(mt, va, m.arms[0])
@@ -330,7 +297,7 @@ func (m *Model) UI() UI {
 		// The published figures for the same settings, beside the model's.
 		var pubs []string
 		for _, a := range m.arms {
-			if v, ok := m.publishedFor(a, mt.published); ok {
+			if v, ok := a.published[mt.published]; ok {
 				pubs = append(pubs, fmtMetric(mt, v, a))
 			} else {
 				pubs = append(pubs, "")
@@ -360,7 +327,7 @@ func (m *Model) UI() UI {
 	}
 	u.TimeChart = m.timeChart()
 	u.Sweep = m.sweepChart()
-	u.Hist = m.histChart(rs)
+	u.Hist = m.histChart()
 	return u
 }
 
@@ -371,30 +338,25 @@ func fmtMetric(mt metric, v float64, a *Arm) string {
 	return mt.format(v, a)
 }
 
-// armValues describes a compared knob's value in each arm ("A off · B on"), or ""
-// when the arms agree on it.
-func (m *Model) armValues(path string) string {
+// armValues describes a compared control's value in each arm ("A off · B on"),
+// or "" when the arms agree on it.
+func (m *Model) armValues(c *Control) string {
 	var vals []string
 	differ := false
 	for _, a := range m.arms {
-		vals = append(vals, a.vals[path])
-		if a.vals[path] != vals[0] {
-			differ = true
-		}
+		v := a.vals.get(c.Path)
+		vals = append(vals, v)
+		differ = differ || v != vals[0]
 	}
 	if !differ {
 		return ""
 	}
-	ctl := findControl(m.controls, path)
 	out := ""
 	for i, v := range vals {
 		if i > 0 {
 			out += " · "
 		}
-		if ctl != nil && ctl.format != nil {
-			v = ctl.format(v)
-		}
-		out += string(rune('A'+i)) + " " + v
+		out += string(rune('A'+i)) + " " + c.format(v)
 	}
 	return out
 }

@@ -1,18 +1,13 @@
 package runner
 
-import (
-	"schedplay/engine"
-	"schedplay/wasm/view"
-)
+import "schedplay/engine"
 
-// collector gathers, between two frames, what the stage animates and what the
-// latency chart counts: the newest MaxFlights IPIs (sent, or with ghosts the ones
-// the scheduler chose not to send), the newest MaxMigrations migrations, and every
-// completion's latency.
+// collector gathers, between two frames, what the stage animates: the newest
+// MaxFlights IPIs (sent, or with ghosts the ones the scheduler chose not to send)
+// and the newest MaxMigrations migrations.
 type collector struct {
 	flights    []Flight
 	migrations []Migration
-	latency    view.Histogram
 }
 
 // add takes in a chunk's visual events. slides keeps migrations (only slow motion
@@ -40,10 +35,6 @@ func (c *collector) add(sim *engine.Sim, vis []engine.VisEvent, slides, ghosts b
 				c.migrations = append(c.migrations[:0], c.migrations[1:]...)
 			}
 			c.migrations = append(c.migrations, Migration{Thread: e.Thread, From: e.CPU, To: e.Other})
-		case engine.VisComplete:
-			if e.Arg > 0 {
-				c.latency.Add(float64(e.Arg))
-			}
 		}
 	}
 }
@@ -56,12 +47,11 @@ func (c *collector) addFlight(f Flight) {
 	c.flights = append(c.flights, f)
 }
 
-// take appends what was gathered to the destination slices, returns them with the
-// latency counts, and starts afresh.
-func (c *collector) take(flights []Flight, migrations []Migration) ([]Flight, []Migration, view.Histogram) {
+// take appends what was gathered to the destination slices, returns them, and
+// starts afresh.
+func (c *collector) take(flights []Flight, migrations []Migration) ([]Flight, []Migration) {
 	flights = append(flights, c.flights...)
 	migrations = append(migrations, c.migrations...)
-	lat := c.latency
-	c.flights, c.migrations, c.latency = c.flights[:0], c.migrations[:0], view.Histogram{}
-	return flights, migrations, lat
+	c.flights, c.migrations = c.flights[:0], c.migrations[:0]
+	return flights, migrations
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 
 	"schedplay/engine"
+	"schedplay/wasm/view"
 )
 
 // The wire format between Remote (the page) and Server (a worker): each
@@ -144,14 +145,6 @@ func (e *frameEncoder) encode(b []byte, f *Frame) []byte {
 	for _, x := range f.Migrations {
 		b = appendVarints(b, int64(x.Thread), int64(x.From), int64(x.To))
 	}
-	b = binary.AppendUvarint(b, uint64(f.Latency.N))
-	for i, n := range f.Latency.Counts {
-		if n > 0 {
-			b = binary.AppendUvarint(b, uint64(i+1))
-			b = binary.AppendUvarint(b, uint64(n))
-		}
-	}
-	b = append(b, 0) // end of the latency bins
 	b = appendVarints(b, int64(f.Selected.CPU), int64(f.Selected.Thread))
 	if f.HasDecision {
 		d := f.Decision
@@ -161,8 +154,37 @@ func (e *frameEncoder) encode(b []byte, f *Frame) []byte {
 	}
 	if f.HasResults {
 		b = appendValue(b, reflect.ValueOf(f.Results))
+		b = append(b, flagIf(f.InWarmup, 1))
+		if f.InWarmup {
+			b = appendValue(b, reflect.ValueOf(f.Warmup))
+		}
+		b = appendHistogram(b, &f.Latency)
 	}
 	return b
+}
+
+// appendHistogram writes the non-empty bins only: a latency histogram fills a few
+// of its bins.
+func appendHistogram(b []byte, h *view.Histogram) []byte {
+	b = binary.AppendUvarint(b, uint64(h.N))
+	for i, n := range h.Counts {
+		if n > 0 {
+			b = binary.AppendUvarint(b, uint64(i+1))
+			b = binary.AppendUvarint(b, uint64(n))
+		}
+	}
+	return append(b, 0) // end of the bins
+}
+
+func readHistogram(r *reader, h *view.Histogram) {
+	h.N = int64(r.uvarint())
+	for bin := r.uvarint(); bin != 0 && r.err == nil; bin = r.uvarint() {
+		if bin > uint64(len(h.Counts)) {
+			r.fail("latency bin out of range")
+			return
+		}
+		h.Counts[bin-1] = int64(r.uvarint())
+	}
 }
 
 func (e *frameEncoder) encodeSnap(b []byte, s *engine.Snapshot) []byte {
@@ -237,14 +259,6 @@ func (d *frameDecoder) decode(r *reader, f *Frame, fl byte) {
 	for i := range f.Migrations {
 		f.Migrations[i] = Migration{Thread: int32(r.varint()), From: int32(r.varint()), To: int32(r.varint())}
 	}
-	f.Latency.N = int64(r.uvarint())
-	for bin := r.uvarint(); bin != 0 && r.err == nil; bin = r.uvarint() {
-		if bin > uint64(len(f.Latency.Counts)) {
-			r.fail("latency bin out of range")
-			return
-		}
-		f.Latency.Counts[bin-1] = int64(r.uvarint())
-	}
 	f.Selected = Selection{CPU: int32(r.varint()), Thread: int32(r.varint())}
 	if f.HasDecision {
 		f.Decision.Kind = engine.DecisionKind(r.byte())
@@ -254,6 +268,10 @@ func (d *frameDecoder) decode(r *reader, f *Frame, fl byte) {
 	}
 	if f.HasResults {
 		readValue(r, reflect.ValueOf(&f.Results).Elem())
+		if f.InWarmup = r.byte() != 0; f.InWarmup {
+			readValue(r, reflect.ValueOf(&f.Warmup).Elem())
+		}
+		readHistogram(r, &f.Latency)
 	}
 }
 

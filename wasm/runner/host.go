@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"schedplay/engine"
+	"schedplay/wasm/view"
 )
 
 // Chunk limits. A chunk is one RunUntilN call; the clock is read between chunks.
@@ -44,6 +45,11 @@ type hostArm struct {
 	ipiNs     int64 // the scenario's IPI latency, for ghost arcs
 	anim      collector
 	vis       []engine.VisEvent
+	// warmupWindow is the engine's measured window over the warm-up, [0,
+	// warmup_ms), or -1 when the scenario has none: until the scenario's own
+	// window begins, the page shows the engine's numbers over this one.
+	warmupWindow int
+	buckets      []engine.LatencyBucket // scratch for the latency histogram
 }
 
 // request is a queued Advance, or the answer a Cancel owes.
@@ -63,7 +69,7 @@ func NewHost(clock func() float64, emit func(*Frame)) *Host {
 func (h *Host) Start(id ArmID, sc engine.Scenario, background bool) {
 	h.Stop(id)
 	h.arms = append(h.arms, &hostArm{id: id, sc: sc, background: background, startedMs: -1,
-		chunk: minChunkEvents * 4, ipiNs: max(sc.Machine.Costs.IPILatencyNs, 1)})
+		chunk: minChunkEvents * 4, ipiNs: max(sc.Machine.Costs.IPILatencyNs, 1), warmupWindow: -1})
 }
 
 func (h *Host) arm(id ArmID) *hostArm {
@@ -156,6 +162,8 @@ func (h *Host) serve(a *hostArm) {
 		if err != nil {
 			a.err = "the engine refused this scenario: " + err.Error()
 			sim = nil
+		} else if a.sc.WarmupMs > 0 {
+			a.warmupWindow = sim.AddWindow(0, a.sc.WarmupMs)
 		}
 		a.sim = sim
 	}
@@ -209,16 +217,31 @@ func (h *Host) answer(a *hostArm, req request) {
 	s := a.sim
 	f.NowNs, f.EndNs, f.Done, f.Events = s.NowNs(), s.EndNs(), s.Done(), s.Events()
 	s.Snapshot(&f.Snap)
-	f.Flights, f.Migrations, f.Latency = a.anim.take(f.Flights[:0], f.Migrations[:0])
+	f.Flights, f.Migrations = a.anim.take(f.Flights[:0], f.Migrations[:0])
 	f.Selected, f.HasDecision = req.Select, false
 	if sel := req.Select; sel.CPU >= 0 || sel.Thread >= 0 {
 		f.Decision, f.HasDecision = s.LastDecision(int(sel.CPU), int(sel.Thread))
 	}
 	f.HasResults = req.Results || req.answerNow || f.Done
+	f.Results, f.InWarmup, f.Warmup, f.Latency = engine.Results{}, false, engine.Results{}, view.Histogram{}
 	if f.HasResults {
-		f.Results = s.Results()
-	} else {
-		f.Results = engine.Results{}
+		a.fillResults(f)
 	}
 	h.emit(f)
+}
+
+// fillResults puts in f the engine's results over the measured window, over the
+// warm-up while it lasts, and the latency histogram of the window the page shows
+// (the warm-up's until the measured window begins).
+func (a *hostArm) fillResults(f *Frame) {
+	s := a.sim
+	f.Results = s.Results()
+	shown := 0
+	if a.warmupWindow >= 0 && s.NowNs() <= a.sc.WarmupMs*1e6 {
+		f.InWarmup, shown = true, a.warmupWindow
+		f.Warmup = s.ResultsWindow(shown)
+		f.Warmup.Series = nil // Results carries the same series
+	}
+	a.buckets = s.LatencyHistogram(a.buckets[:0], shown)
+	f.Latency = view.LatencyHistogram(a.buckets)
 }

@@ -6,8 +6,8 @@
 // for checkpoints: "bring arm 3 to t = 1.25 s and tell me what it looks like"
 // (Advance). The runner answers each checkpoint with a Frame: the snapshot at that
 // instant, the animation-worthy events since the previous frame (IPIs, migrations,
-// suppressed IPIs), the latency histogram's growth, the last decision about what
-// the page has selected, and the engine's results when asked. Checkpoints are
+// suppressed IPIs), the last decision about what the page has selected, and, when
+// asked, the engine's results and latency histogram. Checkpoints are
 // answered in order, so the model can keep two arms at the same simulated time by
 // showing a checkpoint only when every arm has answered it.
 //
@@ -67,8 +67,9 @@ type Advance struct {
 	ToNs int64
 	// Step processes exactly one event instead (ToNs is ignored).
 	Step bool
-	// Results asks for the engine's results in the answer (they cost a pass over
-	// the histograms, so the model asks a few times a second, not every frame).
+	// Results asks for the engine's results and latency histogram in the answer
+	// (they cost a pass over the histograms, so the model asks a few times a
+	// second, not every frame).
 	Results bool
 	// Slides asks for thread migrations (drawn as sliding chips in slow motion),
 	// Ghosts for the wakeup IPIs the scheduler chose not to send.
@@ -107,16 +108,25 @@ type Frame struct {
 	// frame (at most MaxFlights and MaxMigrations), oldest first.
 	Flights    []Flight
 	Migrations []Migration
-	// Latency counts the requests completed since the previous frame by latency.
-	Latency view.Histogram
 	// Decision is the newest decision about Selected, when HasDecision.
 	Selected    Selection
 	HasDecision bool
 	Decision    engine.Decision
-	// Results are the engine's results at NowNs, when HasResults (asked for, or
-	// the answer to a Cancel).
+	// Results are the engine's results over the scenario's measured window at
+	// NowNs (Sim.Results), when HasResults (asked for, the answer to a Cancel, or
+	// the last frame).
 	HasResults bool
 	Results    engine.Results
+	// InWarmup says the arm is still in its warm-up (NowNs at or before its end),
+	// where the measured window has not begun. Warmup then holds the engine's
+	// results over the warm-up so far, [0, NowNs): what the page shows until the
+	// measured window begins. Its Series is left out: Results has the same one.
+	InWarmup bool
+	Warmup   engine.Results
+	// Latency, with the results, is the engine's latency histogram of the window
+	// the page shows (the warm-up's while InWarmup, else the measured window's)
+	// in the latency chart's bins.
+	Latency view.Histogram
 }
 
 // Flight is an IPI sent (or, Ghost, one the scheduler decided not to send).

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"cmp"
 	"io/fs"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"schedplay/engine"
 	"schedplay/examples"
 	"schedplay/wasm/runner"
+	"schedplay/wasm/view"
 )
 
 // fakeClock advances by step ms at every read, so budgets are deterministic.
@@ -49,9 +51,9 @@ func newPipe(workers int) pipe {
 	return pipe{Loopback: l, remote: l.Remote}
 }
 
-// runThrough drives r to the horizon in checkpoints of stepNs, as the page does at
-// max speed, and returns the final frame of each arm.
-func runThrough(t *testing.T, r runner.Runner, work func(), scs []engine.Scenario, stepNs int64) []runner.Frame {
+// runThrough drives r to stopNs (the horizon when 0) in checkpoints of stepNs, as
+// the page does at max speed, and returns the final frame of each arm.
+func runThrough(t *testing.T, r runner.Runner, work func(), scs []engine.Scenario, stepNs, stopNs int64) []runner.Frame {
 	t.Helper()
 	last := make([]runner.Frame, len(scs))
 	for i, sc := range scs {
@@ -60,6 +62,9 @@ func runThrough(t *testing.T, r runner.Runner, work func(), scs []engine.Scenari
 	seq := uint32(0)
 	done := 0
 	for to := stepNs; done < len(scs); to += stepNs {
+		if stopNs > 0 {
+			to = min(to, stopNs)
+		}
 		seq++
 		for i := range scs {
 			r.Advance(runner.ArmID(i+1), runner.Advance{Seq: seq, ToNs: to, Results: true, Slides: true, Ghosts: true, Select: runner.NoSelection()})
@@ -80,6 +85,9 @@ func runThrough(t *testing.T, r runner.Runner, work func(), scs []engine.Scenari
 					got++
 				}
 			}
+		}
+		if to == stopNs {
+			break
 		}
 		done = 0
 		for _, f := range last {
@@ -119,19 +127,71 @@ func TestResultsIdenticalToEngine(t *testing.T) {
 			}
 			clock := &fakeClock{step: 0.01}
 			local := runner.NewLocal(clock.read)
-			for i, f := range runThrough(t, local, func() {}, tc.scs, tc.stepNs) {
+			for i, f := range runThrough(t, local, func() {}, tc.scs, tc.stepNs, 0) {
 				if got := resultsJSON(t, f.Results); got != want[i] {
 					t.Errorf("local arm %d:\n got %s\nwant %s", i, got, want[i])
 				}
 			}
 			for _, workers := range []int{1, 2} {
 				p := newPipe(workers)
-				for i, f := range runThrough(t, p.remote, func() { p.work(2) }, tc.scs, tc.stepNs) {
+				for i, f := range runThrough(t, p.remote, func() { p.work(2) }, tc.scs, tc.stepNs, 0) {
 					if got := resultsJSON(t, f.Results); got != want[i] {
 						t.Errorf("%d workers, arm %d:\n got %s\nwant %s", workers, i, got, want[i])
 					}
 				}
 			}
+		})
+	}
+}
+
+// Until the measured window begins the page shows the engine's results over the
+// warm-up, and the latency chart the engine's histogram of the window shown: the
+// runners give both as the engine computes them, natively and over the wire.
+func TestWarmupAndLatencyFromEngine(t *testing.T) {
+	sc := scenario(t, "tpcb-32vcpu", "duration_ms=600", "warmup_ms=200", "workload.clients=16", "sched.wake_pull=1")
+	tests := []struct {
+		desc     string
+		atNs     int64 // 0: the horizon
+		inWarmup bool
+	}{
+		{"inside the warm-up", 150_000_000, true},
+		{"at its end", 200_000_000, true},
+		{"after it", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			sim, err := engine.NewSim(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			warm := sim.AddWindow(0, sc.WarmupMs)
+			sim.RunUntil(cmp.Or(tc.atNs, sim.EndNs()))
+			shown := 0
+			var wantWarmup engine.Results
+			if tc.inWarmup {
+				shown, wantWarmup = warm, sim.ResultsWindow(warm)
+				wantWarmup.Series = nil
+			}
+			wantLatency := view.LatencyHistogram(sim.LatencyHistogram(nil, shown))
+			if wantLatency.N == 0 {
+				t.Fatal("no latencies measured: the test would show nothing")
+			}
+			check := func(name string, f runner.Frame) {
+				t.Helper()
+				if f.InWarmup != tc.inWarmup || resultsJSON(t, f.Warmup) != resultsJSON(t, wantWarmup) {
+					t.Errorf("%s: in warm-up %v, warm-up results\n got %+v\nwant %+v", name, f.InWarmup, f.Warmup, wantWarmup)
+				}
+				if resultsJSON(t, f.Results) != resultsJSON(t, sim.Results()) {
+					t.Errorf("%s: the measured window's results differ from the engine's", name)
+				}
+				if f.Latency != wantLatency {
+					t.Errorf("%s: latency histogram\n got %+v\nwant %+v", name, f.Latency, wantLatency)
+				}
+			}
+			clock := &fakeClock{step: 0.01}
+			check("local", runThrough(t, runner.NewLocal(clock.read), func() {}, []engine.Scenario{sc}, 7_777_777, tc.atNs)[0])
+			p := newPipe(1)
+			check("worker", runThrough(t, p.remote, func() { p.work(2) }, []engine.Scenario{sc}, 7_777_777, tc.atNs)[0])
 		})
 	}
 }

@@ -1,27 +1,29 @@
 package view
 
-import "math"
+import (
+	"math"
 
-// Histogram counts latencies in logarithmic bins, BinsPerDecade per factor of ten
-// from HistMinUs up, so microsecond wakes and 100 ms stalls share one readable axis.
-// Bins are fine (about 12% wide) so quantiles are usable; charts group them by
-// ChartGroup.
+	"schedplay/engine"
+)
+
+// Histogram counts latencies in the latency chart's logarithmic bins,
+// BinsPerDecade per factor of ten from HistMinUs up, so microsecond wakes and
+// 100 ms stalls share one readable axis. The counts come from the engine's own
+// latency histogram (LatencyHistogram), the one its quantiles are read from, so
+// the chart and the p99 card describe the same requests.
 type Histogram struct {
 	Counts [HistBins]int64
 	N      int64
 }
 
-// Histogram bins: 1 µs to 10 s, twenty per decade; values outside go to the end
-// bins. Charts show groups of ChartGroup bins (five per decade).
+// Histogram bins: 1 µs to 10 s, five per decade (each about 58% wide, fine enough
+// to see two modes, coarse enough that a few thousand requests fill them);
+// latencies outside go to the end bins.
 const (
 	HistMinUs     = 1.0
-	BinsPerDecade = 20
+	BinsPerDecade = 5
 	HistBins      = 7 * BinsPerDecade
-	ChartGroup    = 4
 )
-
-// NewHistogram returns an empty histogram.
-func NewHistogram() Histogram { return Histogram{} }
 
 // HistBin returns the bin of a latency in microseconds.
 func HistBin(us float64) int {
@@ -35,49 +37,16 @@ func HistBin(us float64) int {
 // HistEdge is the lower edge of bin i in microseconds.
 func HistEdge(i int) float64 { return HistMinUs * math.Pow(10, float64(i)/BinsPerDecade) }
 
-// Add counts one latency in microseconds.
-func (h *Histogram) Add(us float64) {
-	h.Counts[HistBin(us)]++
-	h.N++
-}
-
-// Range returns the first and last non-empty bins over several histograms, or
-// ok=false when all are empty.
-func Range(hs ...*Histogram) (lo, hi int, ok bool) {
-	lo, hi = HistBins, -1
-	for _, h := range hs {
-		for i, c := range h.Counts {
-			if c > 0 {
-				lo, hi = min(lo, i), max(hi, i)
-			}
-		}
+// LatencyHistogram regroups the engine's latency buckets (Sim.LatencyHistogram,
+// each about 3% wide) into the chart's bins. A bucket counts whole in the bin
+// holding its midpoint, the value the engine's quantiles give a bucket: a bucket
+// that straddles a bin edge goes to the side holding more of it, which moves a
+// bin edge by at most half a bucket.
+func LatencyHistogram(buckets []engine.LatencyBucket) Histogram {
+	var h Histogram
+	for _, b := range buckets {
+		h.Counts[HistBin((b.LowUs+b.HighUs)/2)] += b.Count
+		h.N += b.Count
 	}
-	return lo, hi, hi >= 0
-}
-
-// Quantile returns the q-quantile in microseconds (the geometric middle of the bin
-// holding it), or NaN when empty.
-func (h *Histogram) Quantile(q float64) float64 {
-	if h.N == 0 {
-		return math.NaN()
-	}
-	rank := int64(math.Ceil(q * float64(h.N)))
-	rank = min(max(rank, 1), h.N)
-	var seen int64
-	for i, c := range h.Counts {
-		seen += c
-		if seen >= rank {
-			return math.Sqrt(HistEdge(i) * HistEdge(i+1))
-		}
-	}
-	return HistEdge(HistBins)
-}
-
-// Grouped returns the counts summed over groups of ChartGroup bins.
-func (h *Histogram) Grouped() [HistBins / ChartGroup]int64 {
-	var g [HistBins / ChartGroup]int64
-	for i, c := range h.Counts {
-		g[i/ChartGroup] += c
-	}
-	return g
+	return h
 }
