@@ -92,10 +92,12 @@ func Knobs() []Knob {
 	return ks
 }
 
-// LookupKnob returns the schema entry of a path.
+// LookupKnob returns the schema entry of a path. It resolves only that entry's
+// field, so a lookup costs a table scan, not a reflection walk per knob.
 func LookupKnob(path string) (Knob, bool) {
-	for _, k := range Knobs() {
+	for _, k := range knobTable() {
 		if k.Path == path {
+			k.get = fieldGetter(k.Path)
 			return k, true
 		}
 	}
