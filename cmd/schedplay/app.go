@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"schedplay/engine"
@@ -26,14 +25,11 @@ type app struct {
 	measure func(engine.Scenario, []engine.Window) ([]engine.Results, error)
 	// examples holds the presets as NAME.json at its root (examples.FS outside tests).
 	examples fs.FS
-	// sources is the repository (the working directory outside tests), which
-	// calibrate fingerprints.
-	sources fs.FS
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	return &app{stdin: stdin, stdout: stdout, stderr: stderr, simulate: engine.Run, measure: engine.RunWindows,
-		examples: examples.FS, sources: os.DirFS(".")}
+		examples: examples.FS}
 }
 
 // command is one subcommand: its one-line synopsis (for the top-level usage) and body.

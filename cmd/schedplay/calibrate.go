@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/engine"
 )
@@ -48,9 +48,9 @@ const (
 // cmdCalibrate: schedplay calibrate [--out docs/calibration.md] [--check] [--quick] [--jobs N]
 func (a *app) cmdCalibrate(args []string) error {
 	fs := a.newFlagSet("calibrate", "[--out docs/calibration.md] [--check] [--quick] [--jobs N]")
-	out := fs.String("out", "docs/calibration.md", "the markdown `file` to write (- for stdout)")
-	check := fs.Bool("check", false, "probe the engine briefly; exit 1 if the file was not generated from the engine's current behaviour, examples and calibration code")
-	quick := fs.Bool("quick", false, "one seed and no cost variations (a preview; --check refuses the result)")
+	out := fs.String("out", "docs/calibration.md", "the markdown `file` to write; the runs it shows go beside it as .json")
+	check := fs.Bool("check", false, "run nothing long: exit 1 unless the file is what its recorded runs render to, and the engine (probed briefly) and the examples are what they were")
+	quick := fs.Bool("quick", false, "one seed and no cost variations (a preview; --check refuses it)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "run up to `N` simulations in parallel")
 	pos, err := parse(fs, args, a)
 	if err != nil {
@@ -62,66 +62,139 @@ func (a *app) cmdCalibrate(args []string) error {
 	if *jobs < 1 {
 		return &usageError{fs, fmt.Errorf("calibrate: --jobs %d: need at least 1", *jobs)}
 	}
+	if !strings.HasSuffix(*out, ".md") {
+		return &usageError{fs, fmt.Errorf("calibrate: --out %s: want a .md file (its runs are recorded beside it as .json)", *out)}
+	}
+	recordPath := strings.TrimSuffix(*out, ".md") + ".json"
 	fp, err := a.fingerprint(*jobs)
 	if err != nil {
 		return err
 	}
 	if *check {
-		return a.checkCalibration(*out, fp)
+		return a.checkCalibration(*out, recordPath, fp)
 	}
 	plan := fullPlan
 	if *quick {
 		plan = quickPlan
 	}
 	start := time.Now()
-	doc, err := a.calibration(plan, fp, *jobs)
+	cases, err := a.calCases(plan)
 	if err != nil {
 		return err
 	}
-	elapsed := time.Since(start).Seconds()
-	if *out == "-" {
-		_, err = a.stdout.Write(doc)
+	if err := a.runCalibration(cases, *jobs); err != nil {
+		return err
+	}
+	rec, err := json.Marshal(recordOf(cases, plan, fp), jsontext.WithIndentPrefix(""), jsontext.WithIndent(" "), json.Deterministic(true))
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, doc, 0o644); err != nil {
+	if err := os.WriteFile(*out, renderCalibration(cases, plan, fp), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "calibrate: wrote %s in %.1f s\n", *out, elapsed)
+	if err := os.WriteFile(recordPath, append(rec, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "calibrate: wrote %s and %s in %.1f s\n", *out, recordPath, time.Since(start).Seconds())
 	return nil
 }
 
-// inputsLine finds the document's "<!-- inputs: DIGEST PLAN -->" line.
-func inputsLine(doc []byte) (digest, plan string, ok bool) {
-	for _, line := range strings.Split(string(doc), "\n") {
-		rest, found := strings.CutPrefix(line, "<!-- inputs: ")
-		if !found {
-			continue
-		}
-		rest, found = strings.CutSuffix(rest, " -->")
-		digest, plan, ok = strings.Cut(rest, " ")
-		return digest, plan, found && ok
-	}
-	return "", "", false
+// calRecord is docs/calibration.json: the measured values the document shows,
+// so that a check can render it again without the hour of runs.
+type calRecord struct {
+	// Fingerprint digests the engine's behaviour and the examples (fingerprint).
+	Fingerprint string       `json:"fingerprint"`
+	Plan        string       `json:"plan"`
+	Cases       []recordCase `json:"cases"`
 }
 
-// checkCalibration is --check: the full run takes tens of minutes, so CI checks
-// that the document was generated, in full, from what it depends on now.
-func (a *app) checkCalibration(out, fp string) error {
+type recordCase struct {
+	File   string        `json:"file"`
+	Points []recordPoint `json:"points"`
+}
+
+type recordPoint struct {
+	Published int `json:"published"` // the index in the scenario's published list
+	// Runs[i][w] holds the point's published metrics in config i, window w.
+	Runs   [][]map[string]float64 `json:"runs"`
+	Series []float64              `json:"series"`
+}
+
+func recordOf(cases []*calCase, plan calPlan, fp string) calRecord {
+	rec := calRecord{Fingerprint: fp, Plan: plan.name}
+	for _, c := range cases {
+		rc := recordCase{File: c.file}
+		for _, p := range c.points {
+			rc.Points = append(rc.Points, recordPoint{Published: p.index, Runs: p.res, Series: p.series})
+		}
+		rec.Cases = append(rec.Cases, rc)
+	}
+	return rec
+}
+
+// fill gives the cases the recorded values, failing if the record does not fit
+// them (a point, config or window more or less than the plan makes).
+func (rec calRecord) fill(cases []*calCase) error {
+	if len(rec.Cases) != len(cases) {
+		return fmt.Errorf("it records %d cases, the examples have %d", len(rec.Cases), len(cases))
+	}
+	for i, c := range cases {
+		rc := rec.Cases[i]
+		if rc.File != c.file || len(rc.Points) != len(c.points) {
+			return fmt.Errorf("case %d is %s with %d points, the examples have %s with %d", i, rc.File, len(rc.Points), c.file, len(c.points))
+		}
+		for j, p := range c.points {
+			rp := rc.Points[j]
+			if rp.Published != p.index || len(rp.Runs) != len(c.configs) {
+				return fmt.Errorf("examples/%s published.%d: %d runs recorded, the plan makes %d", c.file, p.index, len(rp.Runs), len(c.configs))
+			}
+			for _, r := range rp.Runs {
+				if len(r) != len(c.windows) {
+					return fmt.Errorf("examples/%s published.%d: %d windows recorded, the case has %d", c.file, p.index, len(r), len(c.windows))
+				}
+			}
+			p.res, p.series = rp.Runs, rp.Series
+		}
+	}
+	return nil
+}
+
+// checkCalibration is --check. The full run takes about an hour, so CI checks
+// instead that the engine still behaves as it did (the fingerprint's probe), that
+// the examples are the same, and that the document is exactly what the recorded
+// runs render to with the current code.
+func (a *app) checkCalibration(out, recordPath, fp string) error {
+	regen := "regenerate them with task calibrate"
 	onDisk, err := os.ReadFile(out)
 	if err != nil {
-		return &exitError{1, fmt.Errorf("%s is missing or unreadable (%v): regenerate it with task calibrate", out, err)}
+		return &exitError{1, fmt.Errorf("%s is missing or unreadable (%v): %s", out, err, regen)}
 	}
-	digest, plan, ok := inputsLine(onDisk)
+	data, err := os.ReadFile(recordPath)
+	if err != nil {
+		return &exitError{1, fmt.Errorf("%s is missing or unreadable (%v): %s", recordPath, err, regen)}
+	}
+	var rec calRecord
+	if err := json.Unmarshal(data, &rec, json.RejectUnknownMembers(true)); err != nil {
+		return &exitError{1, fmt.Errorf("%s: %v: %s", recordPath, err, regen)}
+	}
 	switch {
-	case !ok:
-		return &exitError{1, fmt.Errorf("%s has no inputs line: regenerate it with task calibrate", out)}
-	case plan != fullPlan.name:
-		return &exitError{1, fmt.Errorf("%s comes from a --quick run: regenerate it with task calibrate", out)}
-	case digest != fp:
-		return &exitError{1, fmt.Errorf("%s is out of date (the engine behaves differently, or the examples or the calibration code changed, since it was generated): regenerate it with task calibrate", out)}
+	case rec.Plan != fullPlan.name:
+		return &exitError{1, fmt.Errorf("%s records a %s run, not a full one: %s", recordPath, rec.Plan, regen)}
+	case rec.Fingerprint != fp:
+		return &exitError{1, fmt.Errorf("%s is out of date (the engine behaves differently, or the examples changed, since it was generated): %s", out, regen)}
+	}
+	cases, err := a.calCases(fullPlan)
+	if err != nil {
+		return err
+	}
+	if err := rec.fill(cases); err != nil {
+		return &exitError{1, fmt.Errorf("%s does not fit the examples (%v): %s", recordPath, err, regen)}
+	}
+	if doc := renderCalibration(cases, fullPlan, fp); !bytes.Equal(doc, onDisk) {
+		return &exitError{1, fmt.Errorf("%s is not what its recorded runs render to (first difference on line %d): %s", out, firstDiffLine(onDisk, doc), regen)}
 	}
 	fmt.Fprintf(a.stderr, "calibrate: %s is up to date\n", out)
 	return nil
@@ -130,35 +203,13 @@ func (a *app) checkCalibration(out, fp string) error {
 // probeMs is how much simulated time each point's probe run covers.
 const probeMs = 3000
 
-// fingerprint digests what the document depends on: the calibration code (read
-// from the source tree, a.sources), the examples, and the engine's behaviour,
-// probed by running every published point at seed 1 for its first probeMs. A
-// change that only moves comments or code leaves the probe's results, and so the
-// document, as they are; a change in what the engine does changes them (every
-// event is counted, so a different event order shows).
+// fingerprint digests what the measured values depend on: the examples and the
+// engine's behaviour, probed by running every published point at seed 1 for its
+// first probeMs. A change that only moves comments or code leaves the probe's
+// results as they are; a change in what the engine does changes them (every event
+// is counted, so a different event order shows).
 func (a *app) fingerprint(jobs int) (string, error) {
-	if a.sources == nil {
-		return "", errors.New("calibrate: no source tree to fingerprint")
-	}
-	code, err := fs.Glob(a.sources, "cmd/schedplay/cal*.go")
-	if err != nil {
-		return "", err
-	}
-	code = slices.DeleteFunc(code, func(n string) bool { return strings.HasSuffix(n, "_test.go") })
-	if len(code) == 0 {
-		return "", errors.New("calibrate: cmd/schedplay/cal*.go not found: run it from the repository root")
-	}
 	h := sha256.New()
-	for _, n := range code {
-		data, err := fs.ReadFile(a.sources, n)
-		if err != nil {
-			return "", err
-		}
-		// Line endings do not change what the code does.
-		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-		fmt.Fprintf(h, "%s %d\n", n, len(data))
-		h.Write(data)
-	}
 	cases, err := a.calCases(quickPlan)
 	if err != nil {
 		return "", err
@@ -186,19 +237,6 @@ func (a *app) fingerprint(jobs int) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// calibration runs every published point of every example under the plan and
-// renders the document.
-func (a *app) calibration(plan calPlan, fp string, jobs int) ([]byte, error) {
-	cases, err := a.calCases(plan)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.runCalibration(cases, jobs); err != nil {
-		return nil, err
-	}
-	return renderCalibration(cases, plan, fp), nil
 }
 
 // calCases reads the examples (in file-name order) that have published points and

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/go-json-experiment/json"
+
 	"schedplay/engine"
 )
 
@@ -33,11 +35,14 @@ func TestCalibrationDocument(t *testing.T) {
 	var docs []string
 	for _, jobs := range []int{1, 3} {
 		a := newTestApp(t, robustSim)
-		doc, err := a.calibration(fullPlan, "0123", jobs)
+		cases, err := a.calCases(fullPlan)
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs = append(docs, string(doc))
+		if err := a.runCalibration(cases, jobs); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(renderCalibration(cases, fullPlan, "0123")))
 	}
 	if docs[0] != docs[1] {
 		t.Errorf("calibration differs between --jobs 1 and 3")
@@ -66,68 +71,81 @@ func TestCalibrationDocument(t *testing.T) {
 	}
 }
 
-// TestCalibrateCheck: --check passes on a file generated from the current
-// engine behaviour and sources, and fails (exit 1, not 2) on a missing, stale or
-// --quick one, without rewriting it.
+// TestCalibrateCheck: --check passes when the document is what its record
+// renders to and the engine and examples are unchanged, and fails (exit 1, not 2)
+// on a missing, stale, edited, --quick or mismatched one, without rewriting it.
 func TestCalibrateCheck(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "docs", "calibration.md")
-	src := fakeSources()
+	dir := filepath.Join(t.TempDir(), "docs")
+	out, rec := filepath.Join(dir, "calibration.md"), filepath.Join(dir, "calibration.json")
 	sim := fakeSim
 	run := func(args ...string) (int, string) {
 		a := newTestApp(t, sim)
-		a.sources = src
 		code := a.main(append([]string{"calibrate", "--out", out, "--jobs", "2"}, args...))
 		return code, a.errOut.String()
 	}
-	if code, errS := run("--check"); code != 1 || !strings.Contains(errS, "missing") {
-		t.Errorf("check of a missing file: exit %d, %q", code, errS)
+	expect := func(desc, want string, code int, errS string) {
+		t.Helper()
+		if code != 1 || !strings.Contains(errS, want) {
+			t.Errorf("%s: exit %d, %q; want exit 1 saying %q", desc, code, errS, want)
+		}
 	}
+	code, errS := run("--check")
+	expect("missing files", "missing", code, errS)
 	if code, errS := run("--quick"); code != 0 {
 		t.Fatalf("generate --quick: exit %d, %s", code, errS)
 	}
-	if code, errS := run("--check"); code != 1 || !strings.Contains(errS, "--quick") {
-		t.Errorf("check of a quick file: exit %d, %q", code, errS)
-	}
+	code, errS = run("--check")
+	expect("a quick record", "records a quick run", code, errS)
 	if code, errS := run(); code != 0 {
 		t.Fatalf("generate: exit %d, %s", code, errS)
 	}
 	if code, errS := run("--check"); code != 0 {
-		t.Errorf("check of a fresh file: exit %d, %s", code, errS)
+		t.Errorf("check of fresh files: exit %d, %s", code, errS)
 	}
-	// A test file is not an input.
-	src["cmd/schedplay/calibrate_test.go"] = &fstest.MapFile{Data: []byte("package main // changed\n")}
-	if code, errS := run("--check"); code != 0 {
-		t.Errorf("check after a test-only change: exit %d, %s", code, errS)
+	md, _ := os.ReadFile(out)
+	js, _ := os.ReadFile(rec)
+	restore := func() {
+		os.WriteFile(out, md, 0o644)
+		os.WriteFile(rec, js, 0o644)
+		sim = fakeSim
 	}
-	before, _ := os.ReadFile(out)
 	for _, tc := range []struct {
-		desc   string
-		change func()
-		undo   func()
+		desc, want string
+		change     func()
 	}{
-		{"the engine behaves differently", func() {
+		{"the engine behaves differently", "is out of date", func() {
 			sim = func(sc engine.Scenario) (engine.Results, error) {
 				r, err := fakeSim(sc)
 				r.Events++
 				return r, err
 			}
-		}, func() { sim = fakeSim }},
-		{"the calibration code changed", func() {
-			src["cmd/schedplay/calibrate.go"] = &fstest.MapFile{Data: []byte("package main // changed\n")}
-		}, func() { src["cmd/schedplay/calibrate.go"] = fakeSources()["cmd/schedplay/calibrate.go"] }},
+		}},
+		{"the document was edited", "is not what its recorded runs render to", func() {
+			os.WriteFile(out, []byte(strings.Replace(string(md), "✓", "✗", 1)), 0o644)
+		}},
+		{"a recorded value changed", "is not what its recorded runs render to", func() {
+			os.WriteFile(rec, []byte(strings.Replace(string(js), `"throughput_per_s": 800`, `"throughput_per_s": 8000`, 1)), 0o644)
+		}},
+		{"a run is missing from the record", "does not fit the examples", func() {
+			var r calRecord
+			if err := json.Unmarshal(js, &r); err != nil {
+				t.Fatal(err)
+			}
+			r.Cases[0].Points[0].Runs = r.Cases[0].Points[0].Runs[1:]
+			b, _ := json.Marshal(r)
+			os.WriteFile(rec, b, 0o644)
+		}},
 	} {
 		tc.change()
-		if code, errS := run("--check"); code != 1 || !strings.Contains(errS, "is out of date") {
-			t.Errorf("check after %s: exit %d, %q", tc.desc, code, errS)
-		}
-		tc.undo()
+		code, errS := run("--check")
+		expect(tc.desc, tc.want, code, errS)
+		restore()
 	}
-	if after, _ := os.ReadFile(out); string(after) != string(before) {
-		t.Errorf("--check rewrote the file")
+	if after, _ := os.ReadFile(out); string(after) != string(md) {
+		t.Errorf("--check rewrote the document")
 	}
-	delete(src, "cmd/schedplay/calibrate.go")
-	if code, errS := run("--check"); code != 2 || !strings.Contains(errS, "repository root") {
-		t.Errorf("check outside the repository: exit %d, %q", code, errS)
+	if code, errS := run("--check"); code != 0 {
+		t.Errorf("check after restoring: exit %d, %s", code, errS)
 	}
 }
 
@@ -143,7 +161,7 @@ func TestCalibrateBadPresets(t *testing.T) {
 	} {
 		a := newTestApp(t, fakeSim)
 		a.examples = fstest.MapFS{"x.json": {Data: []byte(tc.doc)}}
-		_, err := a.calibration(quickPlan, "", 1)
+		_, err := a.calCases(quickPlan)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err = %v, want %q", err, tc.want)
 		}
@@ -190,8 +208,8 @@ func judgeFixture(t *testing.T, pub float64, ex, late []float64) (*calCase, abPa
 	b := &calPoint{pub: engine.Published{Values: map[string]float64{"throughput_per_s": 100 * pub}}}
 	for i := range ex {
 		c.configs = append(c.configs, calConfig{seed: uint64(i + 1)})
-		a.res = append(a.res, []engine.Results{{ThroughputPerS: 100}, {ThroughputPerS: 100}})
-		b.res = append(b.res, []engine.Results{{ThroughputPerS: 100 * ex[i]}, {ThroughputPerS: 100 * late[i]}})
+		a.res = append(a.res, []map[string]float64{{"throughput_per_s": 100}, {"throughput_per_s": 100}})
+		b.res = append(b.res, []map[string]float64{{"throughput_per_s": 100 * ex[i]}, {"throughput_per_s": 100 * late[i]}})
 	}
 	return c, abPair{a, b}
 }

@@ -60,8 +60,13 @@ type calPoint struct {
 	// own is the point's own overrides, sets its arm's plus its own (the point's
 	// win), both as sorted "path=value".
 	own, sets []string
-	// res[i][w] is the result of the case's config i in its window w.
-	res [][]engine.Results
+	// res[i][w] holds the published metrics of the case's config i in its
+	// window w, as measured (what the document is rendered from, and what
+	// docs/calibration.json records).
+	res [][]map[string]float64
+	// series is the throughput over time of the first config (seed 1), for the
+	// document's sparkline.
+	series []float64
 }
 
 // calCase is one example scenario with published points.
@@ -165,7 +170,8 @@ func (a *app) runCalibration(cases []*calCase, jobs int) error {
 		label string
 		sc    engine.Scenario
 		ws    []engine.Window
-		dst   *[]engine.Results
+		p     *calPoint
+		ci    int
 	}
 	var js []calJob
 	for _, c := range cases {
@@ -174,21 +180,36 @@ func (a *app) runCalibration(cases []*calCase, jobs int) error {
 			ws[i] = w.w
 		}
 		for _, p := range c.points {
-			p.res = make([][]engine.Results, len(c.configs))
+			p.res = make([][]map[string]float64, len(c.configs))
 			for ci, cfg := range c.configs {
 				sc, err := engine.DecodeScenario(c.data, append(slices.Clone(p.sets), cfg.sets(c.horizonMs)...)...)
 				if err != nil {
 					return fmt.Errorf("examples/%s: published.%d (%s): %w", c.file, p.index, cfg.label(), err)
 				}
-				js = append(js, calJob{fmt.Sprintf("examples/%s published.%d (%s)", c.file, p.index, cfg.label()), sc, ws, &p.res[ci]})
+				js = append(js, calJob{fmt.Sprintf("examples/%s published.%d (%s)", c.file, p.index, cfg.label()), sc, ws, p, ci})
 			}
 		}
 	}
 	return forEachParallel(len(js), jobs, func(i int) error {
 		j := js[i]
 		res, err := a.measureSafe(j.label, j.sc, j.ws)
-		*j.dst = res
-		return err
+		if err != nil {
+			return err
+		}
+		j.p.res[j.ci] = make([]map[string]float64, len(res))
+		for wi, r := range res {
+			vals := map[string]float64{}
+			for name := range j.p.pub.Values {
+				vals[name], _ = metricValue(r, name)
+			}
+			j.p.res[j.ci][wi] = vals
+		}
+		if j.ci == 0 {
+			for _, s := range res[0].Series {
+				j.p.series = append(j.p.series, s.ThroughputPerS)
+			}
+		}
+		return nil
 	})
 }
 
@@ -269,8 +290,7 @@ func judgeChange(c *calCase, pr abPair, name string) changeRow {
 	for wi, w := range c.windows {
 		var vals []float64
 		for ci := range c.configs {
-			ma, _ := metricValue(pr.a.res[ci][wi], name)
-			mb, _ := metricValue(pr.b.res[ci][wi], name)
+			ma, mb := pr.a.res[ci][wi][name], pr.b.res[ci][wi][name]
 			v := ratio(mb, ma)
 			vals = append(vals, v)
 			row.runs++
@@ -308,7 +328,7 @@ func judgeFigure(c *calCase, p *calPoint, name string) figureRow {
 	for wi, w := range c.windows {
 		var vals []float64
 		for ci := range c.configs {
-			v, _ := metricValue(p.res[ci][wi], name)
+			v := p.res[ci][wi][name]
 			vals = append(vals, v)
 		}
 		sp := spreadOf(vals)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"schedplay/engine"
@@ -66,17 +65,8 @@ func newTestApp(t *testing.T, sim func(engine.Scenario) (engine.Results, error))
 			}
 			return out, err
 		},
-		sources: fakeSources()}
-	return testApp{a, &out, &errOut}
-}
-
-// fakeSources is a source tree with the calibration code calibrate fingerprints
-// and a test file it must not.
-func fakeSources() fstest.MapFS {
-	return fstest.MapFS{
-		"cmd/schedplay/calibrate.go":      {Data: []byte("package main\n")},
-		"cmd/schedplay/calibrate_test.go": {Data: []byte("package main // not an input\n")},
 	}
+	return testApp{a, &out, &errOut}
 }
 
 // golden compares got with testdata/golden/name, or rewrites it under -update.
