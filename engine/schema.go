@@ -43,6 +43,9 @@ type Knob struct {
 	// Log says the range is best stepped by factors (costs, rates) rather than
 	// evenly (counts).
 	Log bool `json:"log,omitzero"`
+	// CPUIndex says the value names a vCPU (a thread pinned there): it must stay
+	// below machine.vcpus, so a front end that lowers the vCPU count moves it.
+	CPUIndex bool `json:"cpu_index,omitzero"`
 	// Choices are the values of a choice knob.
 	Choices []string `json:"choices,omitzero"`
 	// Doc says what the knob does, in one sentence.

@@ -16,8 +16,12 @@ func (sc *Scenario) Validate() error {
 	v.checkRanges(sc)
 
 	v.intRange("warmup_ms", sc.WarmupMs, 0, sc.DurationMs-1)
-	m := &sc.Machine
-	lastCPU := int64(m.VCPUs - 1)
+	// A knob naming a vCPU must name one the machine has.
+	for _, k := range Knobs() {
+		if k.CPUIndex {
+			v.intRange(k.Path, k.get(sc).Int(), int64(k.Min), int64(sc.Machine.VCPUs-1))
+		}
+	}
 	s := &sc.Sched
 	v.intRange("sched.idle_spin.floor", s.IdleSpin.Floor, 0, s.IdleSpin.Cap)
 
@@ -25,9 +29,6 @@ func (sc *Scenario) Validate() error {
 	if w.Kind == WorkloadRequestServer || w.Kind == WorkloadCommit {
 		v.intRange("workload.clients", int64(w.Clients), 1, MaxClients)
 	}
-	v.intRange("workload.waker_cpu", int64(w.WakerCPU), 0, lastCPU)
-	v.intRange("workload.spawn_cpu", int64(w.SpawnCPU), -1, lastCPU)
-	v.intRange("workload.commit_cpu", int64(w.CommitCPU), -1, lastCPU)
 	if w.Service.Dist == "uniform" {
 		v.floatRange("workload.service.cv", w.Service.CV, 0, 1/math.Sqrt(3)) // keeps the lower bound non-negative
 	}
@@ -38,7 +39,6 @@ func (sc *Scenario) Validate() error {
 	if 2*hb.Groups*hb.FDs > MaxHackbenchTasks {
 		v.fail("workload.hackbench.fds", "%d groups x %d fds makes %d tasks, above the limit %d", hb.Groups, hb.FDs, 2*hb.Groups*hb.FDs, MaxHackbenchTasks)
 	}
-	v.intRange("workload.hackbench.parent_cpu", int64(hb.ParentCPU), 0, lastCPU)
 
 	if len(sc.Arms) > MaxArms {
 		v.fail("arms", "has %d arms, above the limit %d", len(sc.Arms), MaxArms)

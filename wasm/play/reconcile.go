@@ -198,9 +198,16 @@ func urlValue(v string) string {
 	return v
 }
 
-// pinnedKnobs are the knobs that name a CPU a thread is pinned to.
+// pinnedKnobs are the knobs that name a CPU a thread is pinned to (the schema's
+// CPUIndex knobs).
 func pinnedKnobs() []string {
-	return []string{"workload.waker_cpu", "workload.spawn_cpu", "workload.commit_cpu", "workload.hackbench.parent_cpu"}
+	var out []string
+	for _, k := range engine.Knobs() {
+		if k.CPUIndex {
+			out = append(out, k.Path)
+		}
+	}
+	return out
 }
 
 // clampPinned moves pinned threads onto the machine when the knobs give it fewer
