@@ -172,6 +172,13 @@ func (h *Host) serve(a *hostArm) {
 	case req.Step:
 		a.sim.Step()
 		a.drain(req.Advance)
+	case req.Until.stepped():
+		t0 := h.clock()
+		complete := a.runUntilEvent(req.Advance)
+		a.chunk = adaptChunk(a.chunk, h.clock()-t0)
+		if !complete {
+			return // the next events come at the arm's next turn
+		}
 	case a.sim.NowNs() < min(req.ToNs, a.sim.EndNs()):
 		t0, chunk := h.clock(), a.chunk
 		n := a.sim.RunUntilN(req.ToNs, chunk)
