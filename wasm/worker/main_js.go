@@ -2,6 +2,8 @@
 // and nothing else (no Ebiten), built with GOOS=js GOARCH=wasm into
 // static/schedplay-worker.wasm and started by static/engine-worker.js in a
 // dedicated Web Worker, one per compared arm where the machine has the cores.
+// Started as engine-worker.js?job=trace it writes one Chrome trace instead
+// (trace_js.go) and ends.
 //
 // It only moves bytes: messages from the page go to Server.Handle; between them
 // it runs the Server for workBudgetMs at a time and posts the encoded answers
@@ -64,16 +66,16 @@ func main() {
 		js.CopyBytesToGo(msg, u8)
 		in.put(msg)
 	}
-	// engine-worker.js queued what arrived while this program was loading.
-	if early := self.Get("schedplayQueue"); early.Type() == js.TypeObject {
-		for i := range early.Length() {
-			receive(early.Index(i))
-		}
-	}
+	takeEarly(self, receive)
 	self.Set("onmessage", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		receive(args[0].Get("data"))
 		return nil
 	}))
+	if self.Get("schedplayJob").String() == "trace" {
+		<-in.wake // a trace worker gets one message: its job
+		serveTrace(self, in.take()[0])
+		return
+	}
 
 	// Yielding through a MessageChannel lets the worker's event loop deliver the
 	// page's messages without the 4 ms clamp of nested setTimeout calls.
@@ -112,6 +114,16 @@ func main() {
 			yield()
 		} else {
 			<-in.wake
+		}
+	}
+}
+
+// takeEarly hands receive what engine-worker.js queued while this program was
+// loading.
+func takeEarly(self js.Value, receive func(js.Value)) {
+	if early := self.Get("schedplayQueue"); early.Type() == js.TypeObject {
+		for i := range early.Length() {
+			receive(early.Index(i))
 		}
 	}
 }
