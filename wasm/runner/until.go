@@ -6,7 +6,11 @@ package runner
 // event at a time and the visual events of each are looked at; a chunk is the
 // usual bound on how many events one turn may take.
 
-import "schedplay/engine"
+import (
+	"slices"
+
+	"schedplay/engine"
+)
 
 // Event is what an Advance may stop at (Advance.Until). EventNone runs to ToNs.
 type Event uint8
@@ -56,41 +60,61 @@ func EventNamed(name string) (Event, bool) {
 // but EventDone, which the engine stops at by itself.
 func (e Event) stepped() bool { return e != EventNone && e != EventDone }
 
-// seenIn reports whether vis, the visual events of one engine event, include e.
-func (e Event) seenIn(sim *engine.Sim, vis []engine.VisEvent) bool {
+// decisions are the kinds of decision the engine records for the event, if any.
+func (e Event) decisions() []engine.DecisionKind {
+	switch e {
+	case EventPullIPI:
+		return []engine.DecisionKind{engine.DecPullRequest}
+	case EventDonation:
+		return []engine.DecisionKind{engine.DecDonate}
+	case EventMigration:
+		return []engine.DecisionKind{engine.DecBalancePush, engine.DecDonate, engine.DecNewidlePull}
+	case EventSpinGrow:
+		return []engine.DecisionKind{engine.DecSpinGrow}
+	case EventSpinShrink:
+		return []engine.DecisionKind{engine.DecSpinShrink}
+	}
+	return nil
+}
+
+// eventHit is where an event happened: the CPU (the sender of an IPI, the CPU
+// a thread left, the CPU that halted or changed its window) and the decision
+// the engine recorded for it, if any.
+type eventHit struct {
+	cpu         int32
+	decision    engine.Decision
+	hasDecision bool
+}
+
+// find looks for e among vis, the visual events of one engine event.
+func (e Event) find(sim *engine.Sim, vis []engine.VisEvent) (eventHit, bool) {
+	h := eventHit{cpu: -1}
+	kinds := e.decisions()
 	for _, v := range vis {
 		switch {
-		case v.Kind == engine.VisIPISend && v.IPI == engine.IPIPull:
-			if e == EventPullIPI {
-				return true
-			}
-		case v.Kind == engine.VisIPISend && v.IPI == engine.IPIDonate:
-			if e == EventDonation {
-				return true
-			}
-		case v.Kind == engine.VisMigrate:
-			if e == EventMigration {
-				return true
-			}
-		case v.Kind == engine.VisHalt:
-			if e == EventHalt {
-				return true
-			}
 		case v.Kind == engine.VisDecision:
 			// Read at once: the slot is this event's decision.
-			k := sim.DecisionAt(int(v.Arg)).Kind
-			if e == EventSpinGrow && k == engine.DecSpinGrow || e == EventSpinShrink && k == engine.DecSpinShrink {
-				return true
+			if d := sim.DecisionAt(int(v.Arg)); slices.Contains(kinds, d.Kind) && !h.hasDecision {
+				h.decision, h.hasDecision = d, true
+				if e == EventSpinGrow || e == EventSpinShrink {
+					h.cpu = v.CPU
+				}
 			}
+		case h.cpu >= 0:
+		case v.Kind == engine.VisIPISend && v.IPI == engine.IPIPull && e == EventPullIPI,
+			v.Kind == engine.VisIPISend && v.IPI == engine.IPIDonate && e == EventDonation,
+			v.Kind == engine.VisMigrate && e == EventMigration,
+			v.Kind == engine.VisHalt && e == EventHalt:
+			h.cpu = v.CPU
 		}
 	}
-	return false
+	return h, h.cpu >= 0
 }
 
 // runUntilEvent serves a stepped Until request for at most a chunk of events,
 // one engine event at a time, and reports whether the request is complete: the
-// event happened (the clock is at its time), or the clock reached ToNs, or the
-// run is done.
+// event happened (the clock is at its time; a.hit says where), or the clock
+// reached ToNs, or the run is done.
 func (a *hostArm) runUntilEvent(req Advance) bool {
 	for range a.chunk {
 		if a.sim.Done() {
@@ -98,7 +122,11 @@ func (a *hostArm) runUntilEvent(req Advance) bool {
 		}
 		n := a.sim.RunUntilN(req.ToNs, 1)
 		a.drain(req)
-		if n == 0 || req.Until.seenIn(a.sim, a.vis) {
+		if n == 0 {
+			return true
+		}
+		if h, ok := req.Until.find(a.sim, a.vis); ok {
+			a.hit = &h
 			return true
 		}
 	}

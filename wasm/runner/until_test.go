@@ -46,11 +46,15 @@ func TestUntilEvent(t *testing.T) {
 		fromNs, toNs int64
 		until        runner.Event
 		wantNs       int64
+		// wantCPU is the CPU the answer selects, where the event happened, and
+		// wantDecision the kind of the decision it reports there.
+		wantCPU      int32
+		wantDecision engine.DecisionKind
 	}{
-		{"first pull IPI", pullOn, 100_000_000, 1_000_000_000, runner.EventPullIPI, firstEventNs(t, pullOn, 100_000_000, 1e9, isPull)},
-		{"first migration after 300 ms", pullOff, 300_000_000, 1_000_000_000, runner.EventMigration, firstEventNs(t, pullOff, 300_000_000, 1e9, isMigrate)},
-		{"no pull IPI without pull", pullOff, 100_000_000, 400_000_000, runner.EventPullIPI, 400_000_000},
-		{"done", hb, 1_000_000, hb.DurationMs * 1e6, runner.EventDone, int64(hbDone.ElapsedS*1e9 + 0.5)},
+		{"first pull IPI", pullOn, 100_000_000, 1_000_000_000, runner.EventPullIPI, firstEventNs(t, pullOn, 100_000_000, 1e9, isPull), 1, engine.DecPullRequest},
+		{"first migration after 300 ms", pullOff, 300_000_000, 1_000_000_000, runner.EventMigration, firstEventNs(t, pullOff, 300_000_000, 1e9, isMigrate), 0, engine.DecBalancePush},
+		{"no pull IPI without pull", pullOff, 100_000_000, 400_000_000, runner.EventPullIPI, 400_000_000, -1, 0},
+		{"done", hb, 1_000_000, hb.DurationMs * 1e6, runner.EventDone, int64(hbDone.ElapsedS*1e9 + 0.5), -1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -81,6 +85,9 @@ func TestUntilEvent(t *testing.T) {
 				}
 				if tc.until == runner.EventPullIPI && tc.wantNs < tc.toNs && got[1].Snap.Live.IPIs[engine.IPIPull] != 1 {
 					t.Errorf("%s: %d pull IPIs sent when it stopped, want the first only", r.name, got[1].Snap.Live.IPIs[engine.IPIPull])
+				}
+				if f := got[1]; tc.wantCPU != f.Selected.CPU || tc.wantCPU >= 0 && (!f.HasDecision || f.Decision.Kind != tc.wantDecision) {
+					t.Errorf("%s: the answer selects CPU %d (decision %v: %v), want CPU %d and a %v", r.name, f.Selected.CPU, f.HasDecision, f.Decision.Kind, tc.wantCPU, tc.wantDecision)
 				}
 			}
 		})
