@@ -19,7 +19,7 @@
 //	    "caption": "vCPU 0 has {arm.A.cpu.0.queue} threads waiting",
 //	    "at": "1s",                              // run to this moment, or:
 //	    "until": {"event": "pull_ipi", "arm": "B", "after": "100ms", "within": "1s"},
-//	    "highlight": {"arm": "A", "cpu": 0},     // or "thread": 12, or "role": "waker"
+//	    "highlight": {"arm": "A", "cpu": 0},     // or "thread": 12, "role": "waker", "event": true
 //	    "set": {...}, "preset": "...", "compare": "...", "speed": "20us"
 //	  }]
 //	}
@@ -105,12 +105,16 @@ type Until struct {
 	AfterNs, WithinNs int64        `json:"-"` // WithinNs 0: to the horizon
 }
 
-// Highlight selects a vCPU, or a thread by id or by role, in one arm.
+// Highlight selects a vCPU, a thread by id or by role, or (in a step that runs
+// until an event) the vCPU where the event happened, in one arm.
 type Highlight struct {
 	Arm    string `json:"arm,omitzero"`
 	CPU    *int   `json:"cpu,omitzero"`
 	Thread *int   `json:"thread,omitzero"`
 	Role   string `json:"role,omitzero"` // "waker" or "spawner": the first such thread
+	// Event points at the vCPU where the step's event happened (the sender of a
+	// pull IPI, the vCPU a thread left, ...), with the engine's decision about it.
+	Event bool `json:"event,omitzero"`
 
 	ArmIndex int `json:"-"`
 }
@@ -279,7 +283,15 @@ func (s *Step) check(n int) error {
 		}
 	}
 	if h := s.Highlight; h != nil {
-		return h.check(n)
+		if err := h.check(n); err != nil {
+			return err
+		}
+		if h.Event && (s.Until == nil || h.Arm != "" && h.ArmIndex != s.Until.ArmIndex) {
+			return stepErr(n, "highlight.event", `points at the step's event: the step needs "until", in the same arm`)
+		}
+		if h.Event {
+			h.ArmIndex = s.Until.ArmIndex
+		}
 	}
 	return nil
 }
@@ -312,14 +324,14 @@ func (h *Highlight) check(n int) error {
 		return err
 	}
 	given := 0
-	for _, set := range []bool{h.CPU != nil, h.Thread != nil, h.Role != ""} {
+	for _, set := range []bool{h.CPU != nil, h.Thread != nil, h.Role != "", h.Event} {
 		if set {
 			given++
 		}
 	}
 	switch {
 	case given != 1:
-		return stepErr(n, "highlight", `give one of "cpu", "thread" or "role"`)
+		return stepErr(n, "highlight", `give one of "cpu", "thread", "role" or "event"`)
 	case h.CPU != nil && *h.CPU < 0, h.Thread != nil && *h.Thread < 0:
 		return stepErr(n, "highlight", "a vCPU or thread number is 0 or more")
 	case h.Role != "" && h.Role != "waker" && h.Role != "spawner":
