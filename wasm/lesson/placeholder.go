@@ -15,6 +15,9 @@ package lesson
 //	{[arm.X.]cpu.N.queue}   threads waiting on vCPU N (its runqueue and incoming wakes)
 //	{[arm.X.]cpu.N.spin_window}  vCPU N's idle spin window, in iterations
 //	{[arm.X.]shared_queue}  threads in the policy's shared queue (scx_simple)
+//	{[arm.X.]running}       vCPUs running a thread at the moment shown
+//	{[arm.X.]knob.PATH}     the arm's setting of a knob, with its unit ("100 000
+//	                        iterations", "64"): settings come from the scenario too
 //	{now}                   the simulated time shown
 
 import (
@@ -38,6 +41,8 @@ const (
 	SourceCPUQueue
 	SourceCPUSpinWindow
 	SourceSharedQueue
+	SourceRunning
+	SourceKnob
 	SourceNow
 )
 
@@ -48,8 +53,8 @@ type Placeholder struct {
 	Source Source
 	// Arm is 0 for A, 1 for B (unused by SourceRatio and SourceNow).
 	Arm int
-	// Metric is a result path (SourceResults, SourcePublished, SourceRatio) or a
-	// series field (SourceRecent).
+	// Metric is a result path (SourceResults, SourcePublished, SourceRatio), a
+	// series field (SourceRecent) or a knob path (SourceKnob).
 	Metric string
 	// CPU is the vCPU of SourceCPUQueue and SourceCPUSpinWindow.
 	CPU int
@@ -111,10 +116,18 @@ func ParsePlaceholder(raw string) (Placeholder, error) {
 			return bad("now has no fields")
 		}
 		p.Source = SourceNow
-	case "shared_queue":
+	case "shared_queue", "running":
 		p.Source = SourceSharedQueue
+		if head == "running" {
+			p.Source = SourceRunning
+		}
 		if name != head {
-			return bad("shared_queue has no fields")
+			return bad(head + " has no fields")
+		}
+	case "knob":
+		p.Source, p.Metric = SourceKnob, tail
+		if _, ok := engine.LookupKnob(tail); !ok {
+			return bad("knob. takes a knob path (see schedplay knobs)")
 		}
 	case "recent":
 		p.Source, p.Metric = SourceRecent, tail

@@ -1,6 +1,7 @@
 package play_test
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,9 @@ func TestLessonsPlay(t *testing.T) {
 					t.Errorf("step %d stopped at %d ns, want %s", n, st.NowNs, step.At)
 				case step.Until != nil && st.NowNs <= step.Until.AfterNs:
 					t.Errorf("step %d stopped at %d ns, before it starts looking (%s)", n, st.NowNs, step.Until.After)
+				}
+				if !slices.ContainsFunc(play.Speeds(), func(o play.Option) bool { return o.Value == st.Speed }) {
+					t.Errorf("step %d: the speed %q is not one the picker offers", n, st.Speed)
 				}
 				if want := "v=1&lesson=" + l.Name + "&step=" + strconv.Itoa(n); st.Fragment != want {
 					t.Errorf("step %d: fragment %q, want %q", n, st.Fragment, want)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"schedplay/engine"
 	"schedplay/wasm/lesson"
 	"schedplay/wasm/view"
 )
@@ -107,6 +108,17 @@ func (m *Model) placeholderValue(p lesson.Placeholder) (string, bool) {
 		return formatResult(p.Metric, v), ok
 	case lesson.SourceSharedQueue:
 		return strconv.Itoa(a.sharedQueue()), true
+	case lesson.SourceRunning:
+		n := 0
+		for _, c := range a.Snap.CPUs {
+			if c.State == engine.CPURunning {
+				n++
+			}
+		}
+		return strconv.Itoa(n), true
+	case lesson.SourceKnob:
+		k, ok := engine.LookupKnob(p.Metric)
+		return formatKnob(k, nil, a.vals.get(p.Metric)), ok
 	}
 	if p.CPU >= len(a.Snap.CPUs) {
 		return "", false
