@@ -30,7 +30,8 @@
 // runner.Event: pull_ipi, donation, migration, halt, spin_grow, spin_shrink,
 // done), looked for from "after" for "within" in one arm. Captions hold
 // placeholders (placeholder.go) that the playground fills from the live run once
-// the step is reached, so no number in a lesson is typed in.
+// the step is reached, so no number in a lesson is typed in. docs/lessons.md is
+// the guide to writing one.
 package lesson
 
 import (
@@ -391,8 +392,17 @@ func shorten(s string, n int) string {
 	return s
 }
 
+// FileError is a lesson file that does not decode: Name is its stem.
+type FileError struct {
+	Name string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Name + ".json: " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
 // Load decodes every *.json lesson in fsys, sorted by name. A lesson that does
-// not decode is left out and reported, by file and field.
+// not decode is left out and reported as a *FileError, by file and field.
 func Load(fsys fs.FS) ([]Lesson, []error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
@@ -402,15 +412,16 @@ func Load(fsys fs.FS) ([]Lesson, []error) {
 	var out []Lesson
 	var errs []error
 	for _, n := range names {
+		name := strings.TrimSuffix(path.Base(n), ".json")
 		data, err := fs.ReadFile(fsys, n)
 		if err == nil {
 			var l Lesson
-			if l, err = Decode(strings.TrimSuffix(path.Base(n), ".json"), data); err == nil {
+			if l, err = Decode(name, data); err == nil {
 				out = append(out, l)
 				continue
 			}
 		}
-		errs = append(errs, fmt.Errorf("%s: %w", n, err))
+		errs = append(errs, &FileError{Name: name, Err: err})
 	}
 	return out, errs
 }
