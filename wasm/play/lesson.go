@@ -272,7 +272,10 @@ func (m *Model) lessonTick() {
 		return
 	}
 	settled := len(m.pipe.pending) == 0 && m.jump == nil && !m.time.playing
+	hunting := slices.ContainsFunc(m.pipe.pending, func(cp checkpoint) bool { return cp.seq == lp.untilSeq })
 	switch {
+	case lp.phase == phaseHunting && !hunting:
+		lp.phase = phaseStopped // a pause cancelled the search
 	case !settled || lp.phase == phaseHunting:
 	case m.pipe.shownNs != lp.targetNs:
 		lp.phase = phaseStopped // paused on the way

@@ -202,3 +202,36 @@ func TestLessonErrors(t *testing.T) {
 		}
 	}
 }
+
+// A pause while a step looks for its event (here in workers that have not yet
+// answered) stops the step, and going to it again finds the event.
+func TestLessonPausedOnTheWay(t *testing.T) {
+	ps, _ := play.BuiltinPresets()
+	ls, _ := lesson.Builtin()
+	c := &fakeClock{step: 0.01}
+	l := runner.NewLoopback(1, c.read)
+	m := play.New(play.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: l.Remote,
+		Fragment: "#v=1&lesson=wake-sync&step=3"})
+	frame := 0
+	run := func(work float64, until func(play.LessonUI) bool) play.LessonUI {
+		t.Helper()
+		for ; frame < 100_000; frame++ {
+			if u := m.LessonUI(); until(u) {
+				return u
+			}
+			l.Work(0, work)
+			m.Update(float64(frame) * 16)
+		}
+		t.Fatalf("after %d frames: %+v", frame, m.LessonUI())
+		return play.LessonUI{}
+	}
+	run(0.5, func(u play.LessonUI) bool { return strings.HasPrefix(u.Status, "Running until") })
+	m.Pause()
+	if u := run(0.5, func(u play.LessonUI) bool { return u.State != "running" }); u.State != "stopped" {
+		t.Errorf("after a pause on the way: %s (%q)", u.State, u.Status)
+	}
+	m.Set("step", "3")
+	if u := run(5, func(u play.LessonUI) bool { return u.State != "running" }); u.State != "reached" {
+		t.Errorf("step 3 again: %s (%q)", u.State, u.Status)
+	}
+}
