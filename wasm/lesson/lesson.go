@@ -25,10 +25,10 @@
 //	}
 //
 // Knobs, compare and speed carry over from step to step; a step that names a
-// preset starts again from it (and from the lesson's knobs). A step stops at its
-// moment ("at") or right after the first event of a kind ("until", the events of
-// runner.Event: pull_ipi, donation, migration, halt, spin_grow, spin_shrink,
-// done), looked for from "after" for "within" in one arm. Captions hold
+// preset starts again from that preset alone. A step stops at its moment ("at")
+// or right after the first event of a kind ("until", the events of runner.Event:
+// pull_ipi, donation, migration, halt, spin_grow, spin_shrink, done), looked for
+// from "after" for "within" in one arm. Captions hold
 // placeholders (placeholder.go) that the playground fills from the live run once
 // the step is reached, so no number in a lesson is typed in. docs/lessons.md is
 // the guide to writing one.
