@@ -66,7 +66,12 @@ func main() {
 		js.CopyBytesToGo(msg, u8)
 		in.put(msg)
 	}
-	takeEarly(self, receive)
+	// engine-worker.js queued what arrived while this program was loading.
+	if early := self.Get("schedplayQueue"); early.Type() == js.TypeObject {
+		for i := range early.Length() {
+			receive(early.Index(i))
+		}
+	}
 	self.Set("onmessage", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		receive(args[0].Get("data"))
 		return nil
@@ -114,16 +119,6 @@ func main() {
 			yield()
 		} else {
 			<-in.wake
-		}
-	}
-}
-
-// takeEarly hands receive what engine-worker.js queued while this program was
-// loading.
-func takeEarly(self js.Value, receive func(js.Value)) {
-	if early := self.Get("schedplayQueue"); early.Type() == js.TypeObject {
-		for i := range early.Length() {
-			receive(early.Index(i))
 		}
 	}
 }
