@@ -367,23 +367,38 @@ func state(t testing.TB, ctx context.Context) pageState { return stateAs[pageSta
 // stateAs reads window.schedplay.state() into the parts of it that T names.
 func stateAs[T any](t testing.TB, ctx context.Context) T {
 	t.Helper()
-	raw := eval[string](t, ctx, `JSON.stringify(window.schedplay.state())`)
+	return evalJSON[T](t, ctx, `window.schedplay.state()`)
+}
+
+// evalJSON evaluates a JavaScript expression and decodes its value, as JSON,
+// into the parts of it that T names.
+func evalJSON[T any](t testing.TB, ctx context.Context, expr string) T {
+	t.Helper()
+	raw := eval[string](t, ctx, `JSON.stringify(`+expr+`)`)
 	var s T
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		t.Fatalf("decoding state(): %v\n%s", err, raw)
+		t.Fatalf("decoding %s: %v\n%s", expr, err, raw)
 	}
 	return s
 }
 
-// screenshot captures an element (CSS selector) or the viewport ("") and keeps
-// the PNG under SCHEDPLAY_SCREENSHOTS (or the test's temporary directory).
+// viewport, as screenshot's selector, captures what the window shows (a
+// projector's 1920x1080) rather than the whole page.
+const viewport = ":viewport"
+
+// screenshot captures an element (CSS selector), the whole page ("") or the
+// viewport (viewport) and keeps the PNG under SCHEDPLAY_SCREENSHOTS (or the
+// test's temporary directory).
 func screenshot(t testing.TB, ctx context.Context, sel, name string) image.Image {
 	t.Helper()
 	var buf []byte
 	var err error
-	if sel == "" {
+	switch sel {
+	case "":
 		buf, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	} else {
+	case viewport:
+		buf, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	default:
 		buf, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
 	}
 	if err != nil {

@@ -18,8 +18,9 @@ import (
 	"schedplay/engine"
 )
 
-// TestMeasure reports the playground's budgets measured in the page: first frame
-// time, and Update+Draw per frame (median, p95) at 64 vCPUs with 256 clients. It
+// TestMeasure reports the playground's budgets measured in the page: the bundle's
+// gzip size, first frame time, and Update+Draw per frame (median, p95) at 64 vCPUs
+// with 256 clients. It
 // asserts nothing about speed (targets belong in measurements, not tests) and runs
 // only with SCHEDPLAY_MEASURE=1:
 //
@@ -28,6 +29,8 @@ func TestMeasure(t *testing.T) {
 	if os.Getenv("SCHEDPLAY_MEASURE") != "1" {
 		t.Skip("set SCHEDPLAY_MEASURE=1 to measure frame times")
 	}
+	ensureWasm(t)
+	logBundleSize(t, repoRoot(t))
 	cases := []struct{ desc, frag string }{
 		{"default", ""},
 		{"64vcpu-256clients-single", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&compare=off"},
@@ -208,7 +211,8 @@ func logBundleSize(t *testing.T, root string) {
 	t.Helper()
 	total := int64(0)
 	var parts []string
-	for _, name := range []string{"schedplay.wasm.gz", "schedplay-worker.wasm.gz", "index.html", "app.js", "style.css", "wasm_exec.js", "engine-worker.js"} {
+	for _, name := range []string{"schedplay.wasm.gz", "schedplay-worker.wasm.gz", "index.html", "app.js", "lesson.js", "trace.js",
+		"style.css", "lesson.css", "wasm_exec.js", "engine-worker.js"} {
 		data, err := os.ReadFile(filepath.Join(root, "static", name))
 		if err != nil {
 			t.Fatal(err)

@@ -3,9 +3,11 @@
 // while it loads wait in self.schedplayQueue; the Go program takes them and then
 // handles self.onmessage itself. A failure to start, or the program ending (an
 // engine panic), is posted to the page as {error}, which it shows instead of
-// waiting.
+// waiting. Started as engine-worker.js?job=trace, the same program writes one
+// Chrome trace for the page's download and ends (wasm/worker/trace_js.go).
 'use strict';
 importScripts('/wasm_exec.js');
+self.schedplayJob = new URLSearchParams(self.location.search).get('job') || 'engine';
 self.schedplayQueue = [];
 self.onmessage = (e) => { self.schedplayQueue.push(e.data); };
 (async () => {
@@ -18,7 +20,8 @@ self.onmessage = (e) => { self.schedplayQueue.push(e.data); };
     const buf = await (await fetch('/schedplay-worker.wasm')).arrayBuffer();
     inst = (await WebAssembly.instantiate(buf, go.importObject)).instance;
   }
-  // The program never returns on its own: if it does, the engine panicked.
+  // An engine worker's program never returns on its own: if it does, the engine
+  // panicked. A trace job's returns once it has posted its answer.
   await go.run(inst);
-  self.postMessage({ error: 'the engine worker stopped (the browser console has the reason)' });
+  if (self.schedplayJob !== 'trace') self.postMessage({ error: 'the engine worker stopped (the browser console has the reason)' });
 })().catch((e) => self.postMessage({ error: 'the engine worker failed to start: ' + e.message }));

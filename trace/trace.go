@@ -102,6 +102,18 @@ type Options struct {
 	// finished) at the simulated time when the output first exceeds MaxBytes; the
 	// simulation is left at that time (the file can exceed MaxBytes by a few events).
 	MaxBytes int64
+	// Progress, when set, is called with the simulated time after every simulated
+	// millisecond Write runs, so a caller can show how far a long run towards the
+	// window has come (the playground's trace download re-runs from time zero).
+	Progress func(nowNs int64)
+}
+
+// WindowOptions are the options of a trace of the window [startNs, untilNs) as
+// `schedplay run --trace` writes it and the playground downloads it: everything
+// (slices, IPIs, decisions, migrations) and the completed-requests counter per
+// simulated millisecond. One function, so the two files are the same.
+func WindowOptions(startNs, untilNs int64) Options {
+	return Options{StartNs: startNs, UntilNs: untilNs, CompletionBucketNs: 1_000_000}
 }
 
 // Stats describe a written trace.
@@ -141,6 +153,9 @@ func Write(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
 	const chunkNs = 1_000_000
 	for !tw.stopped && sim.NowNs() < until {
 		sim.RunUntil(min(sim.NowNs()+chunkNs, until))
+		if opts.Progress != nil {
+			opts.Progress(sim.NowNs())
+		}
 	}
 	end := sim.NowNs()
 	if tw.stopped {

@@ -3,6 +3,8 @@ package main
 import (
 	"strconv"
 	"syscall/js"
+
+	"github.com/go-json-experiment/json"
 )
 
 // registerBridge publishes window.schedplayCore, the page script's handle on the
@@ -53,6 +55,20 @@ func registerBridge(g *game, problems []string) {
 	fn("shareFragment", func([]js.Value) any { return m.ShareFragment() })
 	fn("embedCode", func(args []js.Value) any { return m.EmbedCode(str(args, 0)) })
 	fn("set", func(args []js.Value) any { return m.Set(str(args, 0), str(args, 1)) })
+	fn("lessons", func([]js.Value) any { return encoded(json.Marshal(m.Lessons())) })
+	fn("lesson", func([]js.Value) any { return encoded(json.Marshal(m.LessonUI())) })
+	fn("traceUI", func([]js.Value) any { return encoded(json.Marshal(m.TraceUI())) })
+	// traceJob returns {file, job} (job: the bytes to post to a trace worker,
+	// static/trace.js) or {error}.
+	fn("traceJob", func(args []js.Value) any {
+		job, file, err := m.TraceJob(int(num(args, 0)))
+		if err != nil {
+			return map[string]any{"error": err.Error()}
+		}
+		u8 := js.Global().Get("Uint8Array").New(len(job))
+		js.CopyBytesToJS(u8, job)
+		return map[string]any{"file": file, "job": u8}
+	})
 	fn("click", func(args []js.Value) any { m.Click(num(args, 0), num(args, 1)); return nil })
 	fn("cmd", func(args []js.Value) any {
 		switch str(args, 0) {

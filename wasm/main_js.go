@@ -15,6 +15,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"schedplay/wasm/lesson"
 	"schedplay/wasm/play"
 )
 
@@ -24,12 +25,16 @@ func main() {
 	// checks use it directly, without a JavaScript call each time.
 	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
 	presets, probs := play.BuiltinPresets()
+	lessons, lessonErrs := lesson.Builtin()
+	for _, err := range lessonErrs {
+		probs = append(probs, "lesson "+err.Error())
+	}
 	tPresets := clock()
 	// The page script leaves the URL's fragment and any shared scenario in
 	// window.schedplayBoot before starting the program.
 	frag, shared := bootArgs()
 	run, runName := startRunner()
-	m := play.New(play.Options{Presets: presets, Clock: clock, Fragment: frag, Shared: shared, Runner: run, RunnerName: runName})
+	m := play.New(play.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared, Runner: run, RunnerName: runName})
 	m.NoteStartup("presets", tPresets)
 	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)

@@ -10,6 +10,7 @@ import (
 
 	"schedplay/engine"
 	"schedplay/examples"
+	"schedplay/examples/lessons"
 )
 
 // app is one invocation of the command: its streams and the two things tests replace
@@ -25,11 +26,13 @@ type app struct {
 	measure func(engine.Scenario, []engine.Window) ([]engine.Results, error)
 	// examples holds the presets as NAME.json at its root (examples.FS outside tests).
 	examples fs.FS
+	// lessons holds the lessons as NAME.json at its root (lessons.FS outside tests).
+	lessons fs.FS
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	return &app{stdin: stdin, stdout: stdout, stderr: stderr, simulate: engine.Run, measure: engine.RunWindows,
-		examples: examples.FS}
+		examples: examples.FS, lessons: lessons.FS}
 }
 
 // command is one subcommand: its one-line synopsis (for the top-level usage) and body.
@@ -47,6 +50,7 @@ func commands() map[string]command {
 		"calibrate": {"regenerate (or --check) docs/calibration.md", (*app).cmdCalibrate},
 		"list":      {"list the preset scenarios", (*app).cmdList},
 		"knobs":     {"list every knob path with its type and default", (*app).cmdKnobs},
+		"lessons":   {"list the lessons for a classroom, or one lesson's steps", (*app).cmdLessons},
 		"serve": {"serve the playground", func(a *app, args []string) error {
 			return cmdServe(args, a.stdout, a.stderr)
 		}},
@@ -64,7 +68,7 @@ commands:
 func (a *app) usage(w io.Writer) {
 	fmt.Fprint(w, topUsage)
 	cmds := commands()
-	for _, name := range []string{"run", "sweep", "calibrate", "list", "knobs", "serve"} {
+	for _, name := range []string{"run", "sweep", "calibrate", "list", "knobs", "lessons", "serve"} {
 		fmt.Fprintf(w, "  %-10s %s\n", name, cmds[name].synopsis)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"schedplay/engine"
@@ -65,8 +66,21 @@ func newTestApp(t *testing.T, sim func(engine.Scenario) (engine.Results, error))
 			}
 			return out, err
 		},
-	}
+		lessons: fakeLessons()}
 	return testApp{a, &out, &errOut}
+}
+
+// fakeLessons are lessons on the test presets: one that runs, one whose step 2
+// names a vCPU the machine lacks, and one that does not decode.
+func fakeLessons() fstest.MapFS {
+	return fstest.MapFS{
+		"tour.json": {Data: []byte(`{"version":1,"title":"A tour","summary":"s","preset":"ab","steps":[
+			{"caption":"{throughput_per_s} against {arm.B.throughput_per_s}","at":"100ms","highlight":{"arm":"B","cpu":1}},
+			{"caption":"the first halt","until":{"event":"halt","arm":"B","after":"60ms","within":"10ms"}}]}`)},
+		"far.json": {Data: []byte(`{"version":1,"title":"Too far","preset":"ab","steps":[
+			{"caption":"a","at":"10ms"},{"caption":"b","at":"20ms","highlight":{"cpu":9}}]}`)},
+		"broken.json": {Data: []byte(`{"version":1,"title":"Broken","preset":"ab","steps":[{"caption":"c","at":"1 s"}]}`)},
+	}
 }
 
 // golden compares got with testdata/golden/name, or rewrites it under -update.

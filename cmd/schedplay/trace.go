@@ -43,7 +43,7 @@ func writeTrace(sim *engine.Sim, o traceFlags) (err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<16)
-	if _, err := trace.Write(w, sim, trace.Options{StartNs: from, UntilNs: until, CompletionBucketNs: 1_000_000}); err != nil {
+	if _, err := trace.Write(w, sim, trace.WindowOptions(from, until)); err != nil {
 		return fmt.Errorf("--trace: %w", err)
 	}
 	if err := w.Flush(); err != nil {

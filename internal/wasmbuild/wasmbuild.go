@@ -50,8 +50,9 @@ func targets() []target {
 }
 
 // inputDirs are the directories whose files go into the wasm: the program, the
-// engine and the embedded presets; go.mod and go.sum pin the dependencies.
-func inputDirs() []string { return []string{"engine", "wasm", "examples"} }
+// engine, the trace writer (the worker's trace downloads) and the embedded presets
+// and lessons; go.mod and go.sum pin the dependencies.
+func inputDirs() []string { return []string{"engine", "trace", "wasm", "examples"} }
 
 // EnsureBuilt builds each program of the bundle under repoRoot whose wasm is
 // missing or older than any input, writes its gzip sibling, and refreshes

@@ -14,8 +14,8 @@ import (
 	"schedplay/internal/wasmbuild"
 )
 
-// writeRepo lays out a tiny module shaped like schedplay: engine/, wasm/ (a main
-// package) and examples/.
+// writeRepo lays out a tiny module shaped like schedplay: engine/, trace/ (the
+// worker's), wasm/ (a main package) and examples/.
 func writeRepo(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
@@ -23,7 +23,8 @@ func writeRepo(t *testing.T) string {
 		"go.mod":                "module tiny\n\ngo 1.22\n",
 		"engine/engine.go":      "package engine\n\nfunc Answer() int { return 42 }\n",
 		"wasm/main.go":          "package main\n\nimport \"tiny/engine\"\n\nfunc main() { println(engine.Answer()) }\n",
-		"wasm/worker/main.go":   "package main\n\nimport \"tiny/engine\"\n\nfunc main() { println(-engine.Answer()) }\n",
+		"trace/trace.go":        "package trace\n\nfunc Negate(x int) int { return -x }\n",
+		"wasm/worker/main.go":   "package main\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/trace\"\n)\n\nfunc main() { println(trace.Negate(engine.Answer())) }\n",
 		"examples/default.json": "{}\n",
 	}
 	for name, body := range files {

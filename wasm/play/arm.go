@@ -176,7 +176,12 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 	if f.HasResults {
 		a.results, a.warmup, a.inWarmup, a.latency, a.resultsAt = f.Results, f.Warmup, f.InWarmup, f.Latency, f.NowNs
 	}
-	a.decision, a.decisionFor, a.hasDecision = f.Decision, f.Selected, f.HasDecision
+	// A frame that selects nothing leaves the explanation as it was: the answer
+	// to a run until an event carries the decision about the event, and the
+	// checkpoint after it (asked before the event was known) selects nothing.
+	if f.HasDecision || f.Selected != runner.NoSelection() {
+		a.decision, a.decisionFor, a.hasDecision = f.Decision, f.Selected, f.HasDecision
+	}
 }
 
 // addFlight keeps the newest runner.MaxFlights IPIs.

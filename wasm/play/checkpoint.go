@@ -42,6 +42,7 @@ const (
 	ckAdvance checkpointKind = iota // every arm to toNs
 	ckStep                          // the leader processes one event, the others follow to its time
 	ckCancel                        // every arm stops where it is; never shown, a sync follows
+	ckUntil                         // the leader runs until an event (lesson.go); never shown, a sync follows
 )
 
 // checkpoint is one request to every arm.
@@ -55,6 +56,8 @@ type checkpoint struct {
 	followed bool
 	// sized marks a max-speed checkpoint, whose cost adapts stepNs.
 	sized bool
+	// until is a ckUntil's event; its toNs is where the leader stops looking.
+	until runner.Event
 }
 
 // pipeline is what has been asked of the runner and not yet shown.
@@ -113,12 +116,26 @@ func (m *Model) request(kind checkpointKind, toNs int64, results, sized bool) {
 // advanceFor is checkpoint cp as arm i is asked it.
 func (m *Model) advanceFor(i int, cp checkpoint, step, results bool) runner.Advance {
 	slow := m.time.slides() || step
-	adv := runner.Advance{Seq: cp.seq, ToNs: cp.toNs, Step: step, Results: results || step,
+	adv := runner.Advance{Seq: cp.seq, ToNs: cp.toNs, Step: step, Results: results || step, Until: cp.until,
 		Slides: slow, Ghosts: slow && !m.view.NoGhosts, Select: runner.NoSelection()}
 	if m.sel.Arm == i && (m.sel.CPU >= 0 || m.sel.Thread >= 0) {
 		adv.Select = runner.Selection{CPU: int32(m.sel.CPU), Thread: int32(m.sel.Thread)}
 	}
 	return adv
+}
+
+// requestUntil asks arm leader alone to run until the first ev or limitNs, and
+// returns the checkpoint's number. Until it answers, the arms are anywhere up to
+// limitNs, so the pipeline aims there (a jump before it starts over).
+func (m *Model) requestUntil(leader int, ev runner.Event, limitNs int64) uint32 {
+	p := &m.pipe
+	p.seq++
+	cp := checkpoint{seq: p.seq, kind: ckUntil, fromNs: p.reqNs, toNs: limitNs, leader: leader, until: ev}
+	p.sel = m.sel
+	m.run.Advance(m.arms[leader].id, m.advanceFor(leader, cp, false, false))
+	p.reqNs = limitNs
+	p.pending = append(p.pending, cp)
+	return cp.seq
 }
 
 // firstRunning is the index of the first arm not done, or -1.
@@ -181,6 +198,13 @@ func (m *Model) showReady(wallMs float64) {
 	for len(p.pending) > 0 && m.allAnswered(p.pending[0]) {
 		cp := p.pending[0]
 		p.pending = p.pending[1:]
+		if cp.kind == ckUntil {
+			// The leader's answer stays in its inbox: the checkpoint that brings
+			// every arm to just after the event shows it, in order.
+			f, ok := m.arms[cp.leader].answer(cp.seq)
+			m.untilFound(cp, f, ok)
+			continue
+		}
 		if cp.kind == ckCancel {
 			sync := p.shownNs
 			for _, a := range m.arms {
@@ -212,6 +236,9 @@ func (m *Model) showReady(wallMs float64) {
 func (m *Model) allAnswered(cp checkpoint) bool {
 	if cp.kind == ckStep && !cp.followed && m.arms[cp.leader].err == "" {
 		return false
+	}
+	if cp.kind == ckUntil {
+		return m.arms[cp.leader].answered(cp.seq)
 	}
 	for _, a := range m.arms {
 		if !a.answered(cp.seq) {
@@ -325,6 +352,7 @@ func (m *Model) Update(nowMs float64) {
 	for _, a := range m.arms {
 		a.settle(nowMs)
 	}
+	m.lessonTick()
 	if dt > 0 && tc.playing {
 		got := float64(m.pipe.shownNs-before) / (dt / 1000)
 		tc.effSpeed += (got - tc.effSpeed) * effSpeedSmoothing

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"schedplay/engine"
+	"schedplay/wasm/lesson"
 	"schedplay/wasm/runner"
 	"schedplay/wasm/urlstate"
 	"schedplay/wasm/view"
@@ -28,6 +29,8 @@ type Options struct {
 	// Fragment and Shared are the first Load's arguments (the page's URL).
 	Fragment string
 	Shared   []byte
+	// Lessons are the lessons offered (lesson.Builtin in production).
+	Lessons []lesson.Lesson
 }
 
 // Model is the playground's state; see the package doc. Each concern keeps its
@@ -63,6 +66,8 @@ type Model struct {
 	chart view.Metric
 	pal   view.Palette
 	sweep *Sweep
+	// lesson is the lesson open, if any (lesson.go).
+	lesson lessonPlayer
 
 	lay    layout
 	mesh   view.Mesh
@@ -82,14 +87,17 @@ func New(o Options) *Model {
 		panic("play.New: Options.Runner is required")
 	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
-		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls()}
+		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls(),
+		lesson: lessonPlayer{all: o.Lessons, cleanNs: -1}}
 	m.Load(o.Fragment, o.Shared)
 	return m
 }
 
 // Load replaces the whole state from a URL fragment and, for a /s/{id} page, the
 // shared scenario it names. Anything rejected is reported by name in Problems and
-// replaced by its default; Load always leaves a runnable model.
+// replaced by its default; Load always leaves a runnable model. A lesson step the
+// fragment opens (lesson=NAME&step=N) gives the scenario when the fragment gives
+// none, and runs to its moment (lesson.go).
 func (m *Model) Load(fragment string, shared []byte) {
 	st, probs := urlstate.Parse(fragment)
 	m.problems = m.problems[:0]
@@ -97,6 +105,13 @@ func (m *Model) Load(fragment string, shared []byte) {
 		m.problems = append(m.problems, p.String())
 	}
 	m.message = ""
+	st = m.openFromURL(st, shared != nil)
+	m.apply(st, shared)
+}
+
+// apply shows st's scenario (or shared's) and view from time zero, adding to
+// Problems what the engine rejects.
+func (m *Model) apply(st urlstate.State, shared []byte) {
 	var setupProbs []string
 	m.setup, setupProbs = reconcile(m.presets, st.Preset, st.Knobs, shared)
 	m.problems = append(m.problems, setupProbs...)
@@ -118,8 +133,12 @@ func (m *Model) Load(fragment string, shared []byte) {
 	m.metaVer++
 }
 
-// urlState is the URL state that reproduces the model.
+// urlState is the URL state that reproduces the model (on a lesson's script,
+// the lesson and step: see scriptState).
 func (m *Model) urlState() urlstate.State {
+	if st, ok := m.scriptState(); ok {
+		return st
+	}
 	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, View: m.view}
 }
 
@@ -192,7 +211,7 @@ func findControl(controls []Control, path string) *Control {
 }
 
 // Set changes one knob (an engine path) or view key (speed, compare, theme, preset,
-// hide, embed, chart, ghosts, t) and returns "" or a message naming what was
+// hide, embed, chart, ghosts, t, lesson, step) and returns "" or a message naming what was
 // rejected; a rejected change leaves everything as it was. Knob changes restart the
 // run from time zero with the same seed; view changes keep it; t jumps to a moment
 // (JumpTo).
@@ -238,6 +257,10 @@ func (m *Model) set(path, value string) string {
 		return ""
 	case "t":
 		return m.setMoment(value)
+	case "lesson":
+		return m.setLesson(value)
+	case "step":
+		return m.setStep(value)
 	case "theme":
 		if value != urlstate.ThemeDark && value != urlstate.ThemeLight {
 			return fmt.Sprintf("theme: %q is not dark or light", value)

@@ -44,6 +44,7 @@ func (m *Model) ShareFragment() string {
 	v.CompareA, v.CompareB = "", ""
 	v.Embed = false
 	v.Hide = nil
+	v.Lesson, v.LessonStep = "", 0 // a share is of the scenario
 	return urlstate.Encode(urlstate.State{View: v})
 }
 

@@ -56,6 +56,7 @@ func encodeAdvance(b []byte, id ArmID, a Advance) []byte {
 	b = binary.AppendUvarint(b, uint64(a.Seq))
 	b = binary.AppendVarint(b, a.ToNs)
 	b = append(b, flagIf(a.Step, flagStep)|flagIf(a.Results, flagResults)|flagIf(a.Slides, flagSlides)|flagIf(a.Ghosts, flagGhosts))
+	b = append(b, byte(a.Until))
 	b = binary.AppendVarint(b, int64(a.Select.CPU))
 	return binary.AppendVarint(b, int64(a.Select.Thread))
 }
@@ -98,6 +99,9 @@ func decodeCommands(msg []byte) ([]command, error) {
 			fl := r.byte()
 			c.adv.Step, c.adv.Results = fl&flagStep != 0, fl&flagResults != 0
 			c.adv.Slides, c.adv.Ghosts = fl&flagSlides != 0, fl&flagGhosts != 0
+			if c.adv.Until = Event(r.byte()); c.adv.Until >= numEvents {
+				return out, fmt.Errorf("runner: unknown event %d", c.adv.Until)
+			}
 			c.adv.Select = Selection{CPU: int32(r.varint()), Thread: int32(r.varint())}
 		case opCancel:
 			c.seq = uint32(r.uvarint())

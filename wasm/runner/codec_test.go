@@ -88,7 +88,7 @@ func TestFrameRoundTrip(t *testing.T) {
 }
 
 func TestCommandRoundTrip(t *testing.T) {
-	adv := Advance{Seq: 7, ToNs: 123_456_789, Step: true, Results: true, Ghosts: true, Select: Selection{CPU: 3, Thread: -1}}
+	adv := Advance{Seq: 7, ToNs: 123_456_789, Step: true, Results: true, Ghosts: true, Until: EventSpinShrink, Select: Selection{CPU: 3, Thread: -1}}
 	var sc engine.Scenario
 	n := int64(0)
 	fill(reflect.ValueOf(&sc).Elem(), &n) // every field, maps and lists included

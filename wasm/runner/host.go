@@ -50,6 +50,8 @@ type hostArm struct {
 	// window begins, the page shows the engine's numbers over this one.
 	warmupWindow int
 	buckets      []engine.LatencyBucket // scratch for the latency histogram
+	// hit is where the event of the Until request being answered happened.
+	hit *eventHit
 }
 
 // request is a queued Advance, or the answer a Cancel owes.
@@ -172,6 +174,13 @@ func (h *Host) serve(a *hostArm) {
 	case req.Step:
 		a.sim.Step()
 		a.drain(req.Advance)
+	case req.Until.stepped():
+		t0 := h.clock()
+		complete := a.runUntilEvent(req.Advance)
+		a.chunk = adaptChunk(a.chunk, h.clock()-t0)
+		if !complete {
+			return // the next events come at the arm's next turn
+		}
 	case a.sim.NowNs() < min(req.ToNs, a.sim.EndNs()):
 		t0, chunk := h.clock(), a.chunk
 		n := a.sim.RunUntilN(req.ToNs, chunk)
@@ -219,7 +228,13 @@ func (h *Host) answer(a *hostArm, req request) {
 	s.Snapshot(&f.Snap)
 	f.Flights, f.Migrations = a.anim.take(f.Flights[:0], f.Migrations[:0])
 	f.Selected, f.HasDecision = req.Select, false
-	if sel := req.Select; sel.CPU >= 0 || sel.Thread >= 0 {
+	if hit := a.hit; hit != nil && req.Select == NoSelection() {
+		// An Until answer that selects nothing points at its event.
+		f.Selected = Selection{CPU: hit.cpu, Thread: -1}
+		f.Decision, f.HasDecision = hit.decision, hit.hasDecision
+	}
+	a.hit = nil
+	if sel := f.Selected; !f.HasDecision && (sel.CPU >= 0 || sel.Thread >= 0) {
 		f.Decision, f.HasDecision = s.LastDecision(int(sel.CPU), int(sel.Thread))
 	}
 	f.HasResults = req.Results || req.answerNow || f.Done

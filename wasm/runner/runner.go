@@ -67,6 +67,11 @@ type Advance struct {
 	ToNs int64
 	// Step processes exactly one event instead (ToNs is ignored).
 	Step bool
+	// Until stops the arm right after the first event of this kind at or after
+	// its current time, or at ToNs if none happens before (see until.go). When
+	// Select selects nothing, the answer selects the CPU where the event happened
+	// (and carries the decision about it).
+	Until Event
 	// Results asks for the engine's results and latency histogram in the answer
 	// (they cost a pass over the histograms, so the model asks a few times a
 	// second, not every frame).

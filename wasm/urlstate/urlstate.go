@@ -73,6 +73,10 @@ type View struct {
 	// NoGhosts hides the faint arcs of wakeup IPIs the scheduler decided not to
 	// send (ghosts=0).
 	NoGhosts bool
+	// Lesson is the lesson open (lesson=NAME), LessonStep its step from 1
+	// (step=N; 0 when not given: the first). See lesson.go.
+	Lesson     string
+	LessonStep int
 }
 
 // State is everything a fragment carries.
@@ -156,6 +160,9 @@ func Parse(fragment string) (State, []Problem) {
 	}
 	// A fragment without v= is read as the current version (people type them by
 	// hand); any other version is from a page this one does not understand.
+	if p, ok := st.checkLesson(); !ok {
+		probs = append(probs, p)
+	}
 	if version != "" && version != strconv.Itoa(Version) {
 		msg := fmt.Sprintf("version %s is not supported (this page reads v=%d); using the defaults", quote(version), Version)
 		return State{}, []Problem{{"v", msg}}
@@ -223,6 +230,8 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 		default:
 			return bad("%s is not 0 or 1", quote(val))
 		}
+	case "lesson", "step":
+		return st.setLessonKey(key, val)
 	case "theme":
 		switch val {
 		case ThemeDark, ThemeLight:
@@ -350,6 +359,12 @@ func Encode(st State) string {
 		b.WriteString(escape(v))
 	}
 	add("v", strconv.Itoa(Version))
+	if st.View.Lesson != "" {
+		add("lesson", st.View.Lesson)
+		if st.View.LessonStep > 0 {
+			add("step", strconv.Itoa(st.View.LessonStep))
+		}
+	}
 	if st.Preset != "" {
 		add("preset", st.Preset)
 	}

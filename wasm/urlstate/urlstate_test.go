@@ -76,6 +76,13 @@ func TestParse(t *testing.T) {
 		{desc: "too long", frag: "v=1&seed=" + strings.Repeat("9", urlstate.MaxFragmentBytes), wantKeys: []string{"#"}},
 		{desc: "too many keys", frag: strings.Repeat("seed=1&", urlstate.MaxKeys+1), wantKeys: []string{"#"}},
 		{desc: "object path", frag: "v=1&machine=4", wantKeys: []string{"machine"}},
+		{desc: "a lesson at a step", frag: "v=1&step=3&lesson=wake-sync", want: urlstate.State{View: urlstate.View{Lesson: "wake-sync", LessonStep: 3}}},
+		{desc: "a lesson without a step", frag: "v=1&lesson=wake-sync", want: urlstate.State{View: urlstate.View{Lesson: "wake-sync"}}},
+		{desc: "a step without a lesson", frag: "v=1&step=2&seed=4", want: urlstate.State{Knobs: []urlstate.Knob{{"seed", "4"}}}, wantKeys: []string{"step"}},
+		{desc: "bad lesson name", frag: "v=1&lesson=../x&step=2", wantKeys: []string{"lesson", "step"}},
+		{desc: "step zero", frag: "v=1&lesson=a&step=0", want: urlstate.State{View: urlstate.View{Lesson: "a"}}, wantKeys: []string{"step"}},
+		{desc: "step not a number", frag: "v=1&lesson=a&step=02", want: urlstate.State{View: urlstate.View{Lesson: "a"}}, wantKeys: []string{"step"}},
+		{desc: "step too large", frag: "v=1&lesson=a&step=100", want: urlstate.State{View: urlstate.View{Lesson: "a"}}, wantKeys: []string{"step"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -122,8 +129,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 			desc: "everything",
 			st: urlstate.State{Preset: "tpcb-32vcpu", Knobs: []urlstate.Knob{{"machine.vcpus", "32"}, {"sched.wake_pull", "1"}},
 				View: urlstate.View{Compare: "sched.wake_pull", CompareA: "0", CompareB: "1", Speed: "2ms", Embed: true,
-					Hide: []string{"controls"}, Theme: "light", NoGhosts: true, AtNs: 250e6}},
-			want: "v=1&preset=tpcb-32vcpu&machine.vcpus=32&sched.wake_pull=1&compare=sched.wake_pull&speed=2ms&t=250ms&theme=light&hide=controls&ghosts=0&embed=1",
+					Hide: []string{"controls"}, Theme: "light", NoGhosts: true, AtNs: 250e6, Lesson: "fan-out", LessonStep: 2}},
+			want: "v=1&lesson=fan-out&step=2&preset=tpcb-32vcpu&machine.vcpus=32&sched.wake_pull=1&compare=sched.wake_pull&speed=2ms&t=250ms&theme=light&hide=controls&ghosts=0&embed=1",
 		},
 		{
 			desc: "compare values",
@@ -229,7 +236,7 @@ func TestParseMoment(t *testing.T) {
 // bounded in size, and that what Parse accepts survives Encode unchanged.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "#v=1&machine.vcpus=32", "v=1&compare=machine.platform:native,kvm&hide=charts",
-		"v=1&%ff=%00", "v=1&speed=20us&embed=1&theme=light", "seed=18446744073709551615", "&&&==&"} {
+		"v=1&%ff=%00", "v=1&speed=20us&embed=1&theme=light", "v=1&lesson=wake-sync&step=2", "step=3", "seed=18446744073709551615", "&&&==&"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, frag string) {

@@ -2,6 +2,8 @@
 // and nothing else (no Ebiten), built with GOOS=js GOARCH=wasm into
 // static/schedplay-worker.wasm and started by static/engine-worker.js in a
 // dedicated Web Worker, one per compared arm where the machine has the cores.
+// Started as engine-worker.js?job=trace it writes one Chrome trace instead
+// (trace_js.go) and ends.
 //
 // It only moves bytes: messages from the page go to Server.Handle; between them
 // it runs the Server for workBudgetMs at a time and posts the encoded answers
@@ -74,6 +76,11 @@ func main() {
 		receive(args[0].Get("data"))
 		return nil
 	}))
+	if self.Get("schedplayJob").String() == "trace" {
+		<-in.wake // a trace worker gets one message: its job
+		serveTrace(self, in.take()[0])
+		return
+	}
 
 	// Yielding through a MessageChannel lets the worker's event loop deliver the
 	// page's messages without the 4 ms clamp of nested setTimeout calls.

@@ -1,0 +1,134 @@
+package runner
+
+// Running until something happens: a checkpoint that stops an arm right after the
+// first event of a kind (Advance.Until), so a lesson can pause at "the first pull
+// IPI" at the same simulated nanosecond on every run. The arm is stepped one engine
+// event at a time and the visual events of each are looked at; a chunk is the
+// usual bound on how many events one turn may take.
+
+import (
+	"slices"
+
+	"schedplay/engine"
+)
+
+// Event is what an Advance may stop at (Advance.Until). EventNone runs to ToNs.
+type Event uint8
+
+const (
+	EventNone       Event = iota
+	EventPullIPI          // an idle CPU sends a pull request (idle pull)
+	EventDonation         // a victim donates a thread to a puller
+	EventMigration        // a thread moves to another CPU (balancer, donation, Linux newidle)
+	EventHalt             // a CPU halts (a VM exit under KVM)
+	EventSpinGrow         // an adaptive spin window snaps to its cap (a wake caught while spinning)
+	EventSpinShrink       // an adaptive spin window halves (halts without a caught wake)
+	EventDone             // the workload finishes (hackbench); runs without stepping
+	numEvents
+)
+
+var eventNames = [numEvents]string{"", "pull_ipi", "donation", "migration", "halt", "spin_grow", "spin_shrink", "done"}
+
+// String is the event's name as lessons write it ("pull_ipi").
+func (e Event) String() string {
+	if e < numEvents {
+		return eventNames[e]
+	}
+	return "event?"
+}
+
+// Events lists the events, EventNone excluded.
+func Events() []Event {
+	out := make([]Event, 0, numEvents-1)
+	for e := EventNone + 1; e < numEvents; e++ {
+		out = append(out, e)
+	}
+	return out
+}
+
+// EventNamed returns the event a lesson names, or false.
+func EventNamed(name string) (Event, bool) {
+	for e := EventPullIPI; e < numEvents; e++ {
+		if eventNames[e] == name {
+			return e, true
+		}
+	}
+	return EventNone, false
+}
+
+// stepped reports whether the event is looked for event by event: every event
+// but EventDone, which the engine stops at by itself.
+func (e Event) stepped() bool { return e != EventNone && e != EventDone }
+
+// decisions are the kinds of decision the engine records for the event, if any.
+func (e Event) decisions() []engine.DecisionKind {
+	switch e {
+	case EventPullIPI:
+		return []engine.DecisionKind{engine.DecPullRequest}
+	case EventDonation:
+		return []engine.DecisionKind{engine.DecDonate}
+	case EventMigration:
+		return []engine.DecisionKind{engine.DecBalancePush, engine.DecDonate, engine.DecNewidlePull}
+	case EventSpinGrow:
+		return []engine.DecisionKind{engine.DecSpinGrow}
+	case EventSpinShrink:
+		return []engine.DecisionKind{engine.DecSpinShrink}
+	}
+	return nil
+}
+
+// eventHit is where an event happened: the CPU (the sender of an IPI, the CPU
+// a thread left, the CPU that halted or changed its window) and the decision
+// the engine recorded for it, if any.
+type eventHit struct {
+	cpu         int32
+	decision    engine.Decision
+	hasDecision bool
+}
+
+// find looks for e among vis, the visual events of one engine event.
+func (e Event) find(sim *engine.Sim, vis []engine.VisEvent) (eventHit, bool) {
+	h := eventHit{cpu: -1}
+	kinds := e.decisions()
+	for _, v := range vis {
+		switch {
+		case v.Kind == engine.VisDecision:
+			// Read at once: the slot is this event's decision.
+			if d := sim.DecisionAt(int(v.Arg)); slices.Contains(kinds, d.Kind) && !h.hasDecision {
+				h.decision, h.hasDecision = d, true
+				if e == EventSpinGrow || e == EventSpinShrink {
+					h.cpu = v.CPU
+				}
+			}
+		case h.cpu >= 0:
+		case v.Kind == engine.VisIPISend && v.IPI == engine.IPIPull && e == EventPullIPI,
+			v.Kind == engine.VisIPISend && v.IPI == engine.IPIDonate && e == EventDonation,
+			v.Kind == engine.VisMigrate && e == EventMigration,
+			v.Kind == engine.VisHalt && e == EventHalt:
+			h.cpu = v.CPU
+		}
+	}
+	return h, h.cpu >= 0
+}
+
+// runUntilEvent serves a stepped Until request for at most a chunk of events,
+// one engine event at a time, and reports whether the request is complete: the
+// event happened (the clock is at its time; a.hit says where), or the clock
+// reached ToNs, or the run is done.
+func (a *hostArm) runUntilEvent(req Advance) bool {
+	for range a.chunk {
+		if a.sim.Done() {
+			return true
+		}
+		n := a.sim.RunUntilN(req.ToNs, 1)
+		a.drain(req)
+		if n == 0 {
+			return true
+		}
+		if h, ok := req.Until.find(a.sim, a.vis); ok {
+			a.hit = &h
+			return true
+		}
+	}
+	return false
+}
