@@ -1,6 +1,7 @@
 package play
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -79,7 +80,8 @@ func TestCardsAndLatencyFromEngine(t *testing.T) {
 
 // The host's view of busy vCPUs is shown on KVM, with the published figure
 // beside the model's where the example has one (TPC-B at 64 clients: about 8
-// vCPUs busy without idle pull, 27 with it).
+// vCPUs busy without idle pull, 27 with it). Neither it nor the halt VM exits
+// card appears on bare metal, where there is no host and a halt exits nothing.
 func TestBusyVCPUsHostCard(t *testing.T) {
 	ps, _ := BuiltinPresets()
 	tests := []struct {
@@ -107,6 +109,10 @@ func TestBusyVCPUsHostCard(t *testing.T) {
 			}
 			if (card != nil) != tc.shown {
 				t.Fatalf("busy-host card shown %v, want %v", card != nil, tc.shown)
+			}
+			halts := slices.ContainsFunc(u.Cards, func(c Card) bool { return c.ID == "halts" })
+			if halts != tc.shown {
+				t.Errorf("halt VM exits card shown %v, want %v", halts, tc.shown)
 			}
 			if card != nil && card.Published != tc.published {
 				t.Errorf("published %q, want %q", card.Published, tc.published)
