@@ -1,6 +1,9 @@
 package engine
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Metrics: time integrals of CPU states, counters and latency histograms over the
 // measured window [warmup, duration), plus running totals for live display and a
@@ -75,6 +78,9 @@ func (s *Sim) AddWindow(fromMs, toMs int64) int {
 func (m *metrics) advance(s *Sim, t int64) {
 	from := s.now
 	if t <= from {
+		if t < from {
+			panic(fmt.Sprintf("engine.advanceTo: time going backwards %d < %d", t, from))
+		}
 		return
 	}
 	busy := int64(m.nState[CPURunning] + m.nState[CPUIRQ])
