@@ -2,7 +2,7 @@ package play
 
 import (
 	"slices"
-	"strconv"
+	"strings"
 	"testing"
 
 	"schedplay/engine"
@@ -54,8 +54,8 @@ func TestCardsAndLatencyFromEngine(t *testing.T) {
 			}
 			for id, w := range map[string]string{
 				"throughput": view.Compact(want.ThroughputPerS),
-				"busy":       strconv.FormatFloat(want.BusyVCPUsMean, 'f', 1, 64),
-				"busy-host":  strconv.FormatFloat(want.BusyVCPUsHostMean, 'f', 1, 64),
+				"busy":       view.VCPUs(want.BusyVCPUsMean),
+				"busy-host":  view.VCPUs(want.BusyVCPUsHostMean),
 				"p99":        view.Duration(want.LatencyUs.P99 * 1e3),
 				"ipis":       view.Compact(want.IPIsPerS.Total),
 				"halts":      view.Compact(want.HaltExitsPerS),
@@ -118,5 +118,29 @@ func TestBusyVCPUsHostCard(t *testing.T) {
 				t.Errorf("published %q, want %q", card.Published, tc.published)
 			}
 		})
+	}
+}
+
+// On an idle guest the cards' values are tiny: they show what they can ("<0.1%",
+// two decimals of a vCPU) and no change between values they show alike.
+func TestCardsOnAnIdleGuest(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	m := New(Options{Presets: ps, Fragment: "#v=1&preset=idle-guest&speed=max", Runner: runner.NewLocal(func() float64 { return 0 })})
+	m.RunTo(3_000_000_000)
+	for i := 0; m.Playing() && i < 100000; i++ {
+		m.Update(float64(i) * 16)
+	}
+	cards := map[string]Card{}
+	for _, c := range m.UI().Cards {
+		cards[c.ID] = c
+		if c.A == c.B && c.Change != "" {
+			t.Errorf("card %s shows %s -> %s with a change of %s", c.ID, c.A, c.B, c.Change)
+		}
+	}
+	if c := cards["idle-over"]; c.A != "<0.1%" && c.A != "0%" {
+		t.Errorf("idle while overloaded on an idle guest shows %q", c.A)
+	}
+	if c := cards["busy-host"]; !strings.HasPrefix(c.A, "0.") || len(c.A) != 4 || c.A == c.B {
+		t.Errorf("the host's busy vCPUs show %q -> %q: want two decimals, the fixed spin's larger", c.A, c.B)
 	}
 }

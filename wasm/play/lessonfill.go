@@ -171,10 +171,8 @@ func formatResult(path string, v float64) string {
 		return view.Duration(v * 1e3)
 	case path == "elapsed_s" || path == "sim_seconds":
 		return view.Duration(v * 1e9)
-	case strings.HasPrefix(path, "busy_vcpus") && v < 1:
-		return strconv.FormatFloat(v, 'f', 2, 64) // an idle guest's 0.14 and 0.05 differ
 	case strings.HasPrefix(path, "busy_vcpus"):
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		return view.VCPUs(v) // an idle guest's 0.14 and 0.05 differ
 	case path == "spin_window_mean":
 		return view.Grouped(int64(v + 0.5))
 	}

@@ -160,7 +160,7 @@ type metric struct {
 // metrics are the headline cards for a workload: a finite run (hackbench) is
 // judged by how long it took, a server by its throughput.
 func metrics(kind string) []metric {
-	vcpus := func(v float64, _ *Arm) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+	vcpus := func(v float64, _ *Arm) string { return view.VCPUs(v) }
 	compact := func(v float64, _ *Arm) string { return view.Compact(v) }
 	first := metric{id: "throughput", label: "throughput /s", higher: +1,
 		value: func(r engine.Results, _ *Arm) float64 { return r.ThroughputPerS }, format: compact, published: "throughput_per_s"}
@@ -316,7 +316,12 @@ func (m *Model) UI() UI {
 		if len(m.arms) > 1 {
 			vb := mt.value(rs[1], m.arms[1])
 			c.B = fmtMetric(mt, vb, m.arms[1])
-			c.Change = view.Change(va, vb)
+			// A change between values the card shows alike (an idle guest's
+			// "<0.1% -> <0.1%") is below what the card can show, and would read
+			// as a contradiction.
+			if c.A != c.B {
+				c.Change = view.Change(va, vb)
+			}
 			if c.Change != "" && mt.higher != 0 && math.Abs(vb-va) > 0.02*math.Abs(va) {
 				if (vb > va) == (mt.higher > 0) {
 					c.Verdict = "better"

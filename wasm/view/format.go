@@ -99,16 +99,29 @@ func SimTime(ns int64) string {
 	return strconv.FormatInt(sec, 10) + "." + f[:3] + thinSpace + f[3:] + " s"
 }
 
-// Percent formats a fraction as a whole percentage (one decimal below 10%).
+// Percent formats a fraction as a whole percentage (one decimal below 10%, and
+// "<0.1%" for a positive share too small to show).
 func Percent(frac float64) string {
 	p := frac * 100
 	if math.IsNaN(p) {
 		return "–"
 	}
+	if p > 0 && p < 0.05 {
+		return "<0.1%"
+	}
 	if p != 0 && math.Abs(p) < 9.95 {
 		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
+}
+
+// VCPUs formats a mean number of vCPUs: one decimal, two below one vCPU, where an
+// idle guest's share of a vCPU would otherwise read as 0.0 or 0.1 on both sides.
+func VCPUs(v float64) string {
+	if v != 0 && math.Abs(v) < 0.995 {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 // Change formats the relative change from a to b: "+191%", "−66%", "±0%"; "" when
