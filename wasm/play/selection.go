@@ -42,8 +42,13 @@ func hitAt(hits []view.Hit, p view.Point) Selection {
 	return noSelection()
 }
 
-// Select marks a vCPU or thread for the explanation line (cpu -1 clears).
+// Select marks a vCPU or thread for the explanation line (cpu -1 clears). An
+// arm the page does not show (a script's bad argument) clears it too.
 func (m *Model) Select(arm, cpu, thread int) {
+	if arm < 0 || arm >= len(m.arms) {
+		m.sel = noSelection()
+		return
+	}
 	m.sel = Selection{Arm: arm, CPU: cpu, Thread: thread}
 }
 

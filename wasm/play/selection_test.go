@@ -75,3 +75,19 @@ func TestMoveSelection(t *testing.T) {
 		t.Errorf("right past the last column gives %+v, want arm B CPU %d", m.sel, cols)
 	}
 }
+
+// The bridge passes Select whatever a script gives it: an arm the page does not
+// show clears the selection instead of indexing past the arms.
+func TestSelectOutsideTheArms(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	for _, arm := range []int{-1, 2, 1 << 30} {
+		m := New(Options{Presets: ps, Fragment: "#v=1&preset=tpcb-32vcpu", Runner: runner.NewLocal(func() float64 { return 0 })})
+		m.Select(arm, 0, -1)
+		if m.sel != noSelection() {
+			t.Errorf("Select(%d, 0, -1) kept %+v", arm, m.sel)
+		}
+		m.MoveSelection(1, 0)
+		_ = m.UI()
+		_ = m.State()
+	}
+}
