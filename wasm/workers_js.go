@@ -54,7 +54,7 @@ func startRunner() (runner.Runner, string) {
 			u8 := t.uint8Array.New(data)
 			msg := make([]byte, u8.Length())
 			js.CopyBytesToGo(msg, u8)
-			remote.Deliver(msg)
+			remote.Deliver(i, msg)
 			return nil
 		}))
 		w.Set("onerror", js.FuncOf(func(_ js.Value, args []js.Value) any {

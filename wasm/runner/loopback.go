@@ -37,6 +37,6 @@ func (l *Loopback) Post(w int, msg []byte) {
 func (l *Loopback) Work(w int, budgetMs float64) {
 	l.servers[w].Work(l.clock() + budgetMs)
 	if msg := l.servers[w].Flush(); msg != nil {
-		l.Remote.Deliver(msg)
+		l.Remote.Deliver(w, msg)
 	}
 }

@@ -19,7 +19,9 @@ type Transport interface {
 // Remote is the Runner whose simulations run in workers, each a Server. Arms are
 // spread over the workers in turn, so the two arms of a comparison run in parallel
 // when there are two. Commands of one page frame go out as one message per worker
-// at Pump.
+// at Pump. A worker that fails (it would not load, crashed, or sent a message
+// that cannot be read) is dead for good: its arms answer with the reason, and new
+// arms go to the workers still alive, or answer with the reason when none is.
 type Remote struct {
 	t     Transport
 	where map[ArmID]int // worker of each arm
@@ -27,24 +29,40 @@ type Remote struct {
 	next  int
 	batch [][]byte // per worker, the commands not yet posted
 
-	mu     sync.Mutex // guards inbox and failed: Deliver runs in JavaScript callbacks
-	inbox  [][]byte
+	mu     sync.Mutex // guards inbox, failed and dead: Deliver and Fail run in JavaScript callbacks
+	inbox  []delivery
 	failed []Frame
-	// problem is the last malformed message's error, for the page to log.
-	problem string
+	dead   []string // per worker, why it failed, or ""
+}
+
+// delivery is a message as a worker posted it.
+type delivery struct {
+	w   int
+	msg []byte
 }
 
 // NewRemote returns a runner over t.
 func NewRemote(t Transport) *Remote {
-	return &Remote{t: t, where: map[ArmID]int{}, dec: map[ArmID]*frameDecoder{}, batch: make([][]byte, max(t.Workers(), 1))}
+	n := max(t.Workers(), 1)
+	return &Remote{t: t, where: map[ArmID]int{}, dec: map[ArmID]*frameDecoder{}, batch: make([][]byte, n), dead: make([]string, n)}
 }
 
 // Start implements Runner.
 func (r *Remote) Start(id ArmID, sc engine.Scenario, background bool) {
-	w := r.next % len(r.batch)
-	r.next++
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.batch)
+	w := r.next % n
+	for k := 1; k < n && r.dead[w] != ""; k++ {
+		w = (r.next + k) % n
+	}
+	r.next = w + 1
 	r.where[id] = w
 	r.dec[id] = &frameDecoder{}
+	if why := r.dead[w]; why != "" {
+		r.failed = append(r.failed, Frame{Arm: id, Err: why})
+		return
+	}
 	r.batch[w] = encodeStart(r.batch[w], id, sc, background)
 }
 
@@ -64,6 +82,8 @@ func (r *Remote) Cancel(id ArmID, seq uint32) {
 
 // Stop implements Runner.
 func (r *Remote) Stop(id ArmID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if w, ok := r.where[id]; ok {
 		r.batch[w] = encodeStop(r.batch[w], id)
 		delete(r.where, id)
@@ -82,19 +102,27 @@ func (r *Remote) Pump(float64) {
 	}
 }
 
-// Deliver takes a message a worker posted (safe to call from any goroutine).
-func (r *Remote) Deliver(msg []byte) {
+// Deliver takes a message worker w posted (safe to call from any goroutine).
+func (r *Remote) Deliver(w int, msg []byte) {
 	r.mu.Lock()
-	r.inbox = append(r.inbox, msg)
+	r.inbox = append(r.inbox, delivery{w, msg})
 	r.mu.Unlock()
 }
 
 // Fail reports that worker w is gone (it failed to load or crashed): every arm
 // on it answers its next checkpoint with msg, so the page says so instead of
-// waiting forever.
+// waiting forever, and no new arm is started on it.
 func (r *Remote) Fail(w int, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.fail(w, msg)
+}
+
+func (r *Remote) fail(w int, msg string) {
+	if w < 0 || w >= len(r.dead) {
+		return
+	}
+	r.dead[w] = msg
 	for id, ww := range r.where {
 		if ww == w {
 			r.failed = append(r.failed, Frame{Arm: id, Err: msg})
@@ -102,18 +130,21 @@ func (r *Remote) Fail(w int, msg string) {
 	}
 }
 
-// Receive implements Runner. Frames of stopped arms are dropped.
+// Receive implements Runner. Frames of stopped arms are dropped. A message that
+// cannot be read fails its worker: the arms on it could not trust what follows.
 func (r *Remote) Receive(dst []Frame) []Frame {
 	r.mu.Lock()
-	msgs, failed := r.inbox, r.failed
-	r.inbox, r.failed = nil, nil
+	msgs := r.inbox
+	r.inbox = nil
 	r.mu.Unlock()
-	for _, msg := range msgs {
+	for _, d := range msgs {
 		start := len(dst)
 		var err error
-		dst, err = decodeFrames(msg, r.decoderFor, dst)
+		dst, err = decodeFrames(d.msg, r.decoderFor, dst)
 		if err != nil {
-			r.problem = err.Error()
+			r.mu.Lock()
+			r.fail(d.w, "the engine worker sent a message the page cannot read ("+err.Error()+")")
+			r.mu.Unlock()
 		}
 		kept := dst[:start]
 		for _, f := range dst[start:] {
@@ -123,6 +154,10 @@ func (r *Remote) Receive(dst []Frame) []Frame {
 		}
 		dst = kept
 	}
+	r.mu.Lock()
+	failed := r.failed
+	r.failed = nil
+	r.mu.Unlock()
 	for _, f := range failed {
 		if _, ok := r.where[f.Arm]; ok {
 			dst = append(dst, f)
@@ -130,9 +165,6 @@ func (r *Remote) Receive(dst []Frame) []Frame {
 	}
 	return dst
 }
-
-// Problem returns the error of the last malformed message received, or "".
-func (r *Remote) Problem() string { return r.problem }
 
 func (r *Remote) decoderFor(id ArmID) *frameDecoder {
 	if d := r.dec[id]; d != nil {

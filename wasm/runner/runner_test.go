@@ -294,3 +294,44 @@ func TestRefusedAndFailed(t *testing.T) {
 		t.Errorf("a stopped arm still hears: %+v", fs)
 	}
 }
+
+// A dead worker stays dead: an arm started after it failed goes to a worker still
+// alive, or, with none left, answers with the reason at once; a message a worker
+// sends that cannot be read fails that worker's arms instead of leaving them
+// silent.
+func TestRemoteAfterAWorkerDies(t *testing.T) {
+	clock := &fakeClock{step: 0.01}
+	l := runner.NewLoopback(2, clock.read)
+	sc := scenario(t, "tpcb-32vcpu", "workload.clients=8")
+	l.Remote.Fail(0, "worker 0 would not load")
+	for id := runner.ArmID(1); id <= 2; id++ {
+		l.Remote.Start(id, sc, false)
+		l.Remote.Advance(id, runner.Advance{Seq: 1, ToNs: 1000, Select: runner.NoSelection()})
+	}
+	l.Remote.Pump(0)
+	l.Work(0, 5)
+	l.Work(1, 5)
+	fs := l.Remote.Receive(nil)
+	if len(fs) != 2 || fs[0].Err != "" || fs[1].Err != "" {
+		t.Fatalf("with worker 1 alive both arms should run there: %+v", fs)
+	}
+
+	l.Remote.Fail(1, "worker 1 crashed")
+	fs = l.Remote.Receive(nil)
+	if len(fs) != 2 || fs[0].Err != "worker 1 crashed" || fs[1].Err != "worker 1 crashed" {
+		t.Fatalf("the arms on worker 1 after it crashed: %+v", fs)
+	}
+	l.Remote.Start(3, sc, false)
+	fs = l.Remote.Receive(nil)
+	if len(fs) != 1 || fs[0].Arm != 3 || fs[0].Err == "" {
+		t.Fatalf("an arm started with every worker dead: %+v, want its failure at once", fs)
+	}
+
+	l2 := runner.NewLoopback(1, clock.read)
+	l2.Remote.Start(1, sc, false)
+	l2.Remote.Deliver(0, []byte{0xff, 0xff, 0xff})
+	fs = l2.Remote.Receive(nil)
+	if len(fs) != 1 || fs[0].Arm != 1 || !strings.Contains(fs[0].Err, "cannot read") {
+		t.Fatalf("after a message that cannot be read: %+v, want arm 1 failed", fs)
+	}
+}
