@@ -18,6 +18,8 @@ package play
 // slow (a software-rendered canvas sharing two cores with them).
 
 import (
+	"slices"
+
 	"schedplay/wasm/runner"
 )
 
@@ -361,6 +363,7 @@ func (m *Model) Update(nowMs float64) {
 
 // Play starts or resumes the run; at the horizon it starts over.
 func (m *Model) Play() {
+	m.cancelHunt()
 	if m.done() {
 		m.Reset()
 	}
@@ -379,6 +382,16 @@ func (m *Model) Pause() {
 	}
 	if len(m.pipe.pending) > 0 {
 		m.request(ckCancel, 0, true, false)
+	}
+}
+
+// cancelHunt pauses when a lesson step is looking for its event (a ckUntil is
+// queued), which stops the step: checkpoints asked for behind the search would
+// start where it stops looking, and the move to just after the event that its
+// answer brings would come after them, going back in time.
+func (m *Model) cancelHunt() {
+	if slices.ContainsFunc(m.pipe.pending, func(cp checkpoint) bool { return cp.kind == ckUntil }) {
+		m.Pause()
 	}
 }
 
@@ -402,6 +415,7 @@ func (m *Model) Step() {
 // RunTo plays until simulated time t (ns) and pauses there exactly: the page's
 // tests and embedders use it to compare runs at the same instant.
 func (m *Model) RunTo(t int64) {
+	m.cancelHunt()
 	m.time.runToNs = t
 	m.time.playing = m.refused == ""
 }

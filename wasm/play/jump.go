@@ -37,6 +37,7 @@ func (m *Model) JumpTo(t int64) string {
 	if end := m.arms[0].endNs; t < 0 || t > end {
 		return fmt.Sprintf("t: %s is outside the run (0 to %s)", view.Duration(float64(t)), view.Duration(float64(end)))
 	}
+	m.cancelHunt()
 	resume := m.time.playing && m.time.runToNs < 0 || m.jump != nil && m.jump.resume
 	if t < m.pipe.reqNs {
 		m.rebuild()

@@ -235,3 +235,52 @@ func TestLessonPausedOnTheWay(t *testing.T) {
 		t.Errorf("step 3 again: %s (%q)", u.State, u.Status)
 	}
 }
+
+// Play, RunTo or a jump while a step looks for its event stop the step first:
+// the page then runs on from where it is, and its time never goes back (the
+// search's answer would otherwise bring the arms back to just after the event,
+// behind checkpoints already shown).
+func TestLessonSearchInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		desc string
+		act  func(m *play.Model)
+	}{
+		{"play", func(m *play.Model) { m.Set("speed", "max"); m.Play() }},
+		{"run to", func(m *play.Model) { m.RunTo(3_000_000_000) }},
+		{"jump", func(m *play.Model) { m.JumpTo(3_000_000_000) }},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			ps, _ := play.BuiltinPresets()
+			ls, _ := lesson.Builtin()
+			c := &fakeClock{step: 0.01}
+			l := runner.NewLoopback(1, c.read)
+			m := play.New(play.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: l.Remote,
+				Fragment: "#v=1&lesson=wake-sync&step=3"})
+			frame := 0
+			for ; !strings.HasPrefix(m.LessonUI().Status, "Running until"); frame++ {
+				if frame > 100_000 {
+					t.Fatalf("the step never started looking: %+v", m.LessonUI())
+				}
+				l.Work(0, 0.5)
+				m.Update(float64(frame) * 16)
+			}
+			tc.act(m)
+			last := m.State().NowNs
+			for end := frame + 400; frame < end; frame++ {
+				l.Work(0, 2)
+				m.Update(float64(frame) * 16)
+				if now := m.State().NowNs; now < last {
+					t.Fatalf("frame %d: the page went back from %d ns to %d", frame, last, now)
+				} else {
+					last = now
+				}
+			}
+			if u := m.LessonUI(); u.State != "stopped" {
+				t.Errorf("the step is %s (%q), want stopped", u.State, u.Status)
+			}
+			if last == 0 {
+				t.Error("the page did not move on")
+			}
+		})
+	}
+}
