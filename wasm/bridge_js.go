@@ -8,8 +8,9 @@ import (
 )
 
 // registerBridge publishes window.schedplayCore, the page script's handle on the
-// model. Every function takes and returns strings (JSON where structured), so the
-// JavaScript side stays a plain DOM layer; static/app.js wraps it as the public
+// model. Every function takes and returns strings (JSON where structured), but
+// traceJob, which hands over the job's bytes as a Uint8Array; so the JavaScript
+// side stays a plain DOM layer; static/app.js wraps it as the public
 // window.schedplay API. problems are preset-loading problems to report.
 func registerBridge(g *game, problems []string) {
 	core := js.Global().Get("Object").New()

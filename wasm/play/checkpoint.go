@@ -51,7 +51,6 @@ const (
 type checkpoint struct {
 	seq    uint32
 	kind   checkpointKind
-	fromNs int64
 	toNs   int64 // for ckStep, set when the leader answers
 	leader int   // ckStep: the arm that steps
 	// followed is set once a step's followers have been asked.
@@ -92,7 +91,7 @@ func newPipeline() pipeline {
 func (m *Model) request(kind checkpointKind, toNs int64, results, sized bool) {
 	p := &m.pipe
 	p.seq++
-	cp := checkpoint{seq: p.seq, kind: kind, fromNs: p.reqNs, toNs: toNs, sized: sized}
+	cp := checkpoint{seq: p.seq, kind: kind, toNs: toNs, sized: sized}
 	if results {
 		p.resultsMs = m.time.lastMs
 	}
@@ -132,7 +131,7 @@ func (m *Model) advanceFor(i int, cp checkpoint, step, results bool) runner.Adva
 func (m *Model) requestUntil(leader int, ev runner.Event, limitNs int64) uint32 {
 	p := &m.pipe
 	p.seq++
-	cp := checkpoint{seq: p.seq, kind: ckUntil, fromNs: p.reqNs, toNs: limitNs, leader: leader, until: ev}
+	cp := checkpoint{seq: p.seq, kind: ckUntil, toNs: limitNs, leader: leader, until: ev}
 	p.sel = m.sel
 	m.run.Advance(m.arms[leader].id, m.advanceFor(leader, cp, false, false))
 	p.reqNs = limitNs

@@ -149,7 +149,7 @@ func (m *Model) onScript() bool {
 // scriptState is the URL state of a lesson on script: the lesson and step, and
 // the view keys but those the step sets; false when no lesson is on script.
 func (m *Model) scriptState() (urlstate.State, bool) {
-	if m.lesson.cur == nil || !m.onScript() {
+	if !m.onScript() {
 		return urlstate.State{}, false
 	}
 	v := m.view

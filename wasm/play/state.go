@@ -36,7 +36,8 @@ type State struct {
 	Refused string `json:"refused"`
 	// Jump is the run ahead in progress, if any.
 	Jump *JumpUI `json:"jump"`
-	// Runner says where the simulations run: "2 workers", "1 worker", "in-page".
+	// Runner says where the simulations run: "2 workers", "1 worker", or "none"
+	// when the browser would not start one.
 	Runner string `json:"runner"`
 	// Pending counts the checkpoints asked of the runner and not yet shown: 0
 	// once a pause has settled.

@@ -229,7 +229,7 @@ func metrics(kind string) []metric {
 	}
 }
 
-// UI builds the page update. scale is the canvas's device scale, for pane titles.
+// UI builds the page update.
 func (m *Model) UI() UI {
 	a0 := m.arms[0]
 	u := UI{

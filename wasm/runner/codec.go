@@ -114,7 +114,7 @@ func decodeCommands(msg []byte) ([]command, error) {
 	return out, r.err
 }
 
-// threadNames is what crosses once per thread.
+// threadInfo is what crosses once per thread.
 type threadInfo struct {
 	name   string
 	role   engine.ThreadRole

@@ -10,8 +10,8 @@ import (
 // Chunk limits. A chunk is one RunUntilN call; the clock is read between chunks.
 // The size adapts so a chunk takes about targetChunkMs, whatever the scenario's
 // event density, and stays under maxChunkEvents so the engine's visual-event ring
-// (4096 entries, a few per event) is drained before it wraps: every completion
-// reaches the latency histogram.
+// (4096 entries, a few per event) is drained before it wraps: every IPI and
+// migration reaches the animation.
 const (
 	minChunkEvents = 16
 	maxChunkEvents = 512

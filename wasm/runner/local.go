@@ -7,7 +7,7 @@ import (
 )
 
 // Local runs the simulations in the caller's thread, inside the time Pump allows:
-// the native tests' runner, and the page's fallback when it cannot start workers.
+// the runner of the native tests and of tools that drive the view model.
 type Local struct {
 	host *Host
 	out  []Frame

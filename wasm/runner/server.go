@@ -48,9 +48,6 @@ func (s *Server) Handle(msg []byte) error {
 // Work serves requests until deadlineMs; it reports whether any is left.
 func (s *Server) Work(deadlineMs float64) bool { return s.host.Work(deadlineMs) }
 
-// Busy reports whether any request is queued.
-func (s *Server) Busy() bool { return s.host.Busy() }
-
 // Flush returns the frames encoded since the last call as one message, or nil.
 // The message is the caller's: the next frames go into a new buffer.
 func (s *Server) Flush() []byte {

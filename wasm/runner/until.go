@@ -7,8 +7,6 @@ package runner
 // usual bound on how many events one turn may take.
 
 import (
-	"slices"
-
 	"schedplay/engine"
 )
 
@@ -27,12 +25,25 @@ const (
 	numEvents
 )
 
-var eventNames = [numEvents]string{"", "pull_ipi", "donation", "migration", "halt", "spin_grow", "spin_shrink", "done"}
-
 // String is the event's name as lessons write it ("pull_ipi").
 func (e Event) String() string {
-	if e < numEvents {
-		return eventNames[e]
+	switch e {
+	case EventNone:
+		return ""
+	case EventPullIPI:
+		return "pull_ipi"
+	case EventDonation:
+		return "donation"
+	case EventMigration:
+		return "migration"
+	case EventHalt:
+		return "halt"
+	case EventSpinGrow:
+		return "spin_grow"
+	case EventSpinShrink:
+		return "spin_shrink"
+	case EventDone:
+		return "done"
 	}
 	return "event?"
 }
@@ -49,7 +60,7 @@ func Events() []Event {
 // EventNamed returns the event a lesson names, or false.
 func EventNamed(name string) (Event, bool) {
 	for e := EventPullIPI; e < numEvents; e++ {
-		if eventNames[e] == name {
+		if e.String() == name {
 			return e, true
 		}
 	}
@@ -60,21 +71,21 @@ func EventNamed(name string) (Event, bool) {
 // but EventDone, which the engine stops at by itself.
 func (e Event) stepped() bool { return e != EventNone && e != EventDone }
 
-// decisions are the kinds of decision the engine records for the event, if any.
-func (e Event) decisions() []engine.DecisionKind {
+// records reports whether decision kind k is the engine's record of e.
+func (e Event) records(k engine.DecisionKind) bool {
 	switch e {
 	case EventPullIPI:
-		return []engine.DecisionKind{engine.DecPullRequest}
+		return k == engine.DecPullRequest
 	case EventDonation:
-		return []engine.DecisionKind{engine.DecDonate}
+		return k == engine.DecDonate
 	case EventMigration:
-		return []engine.DecisionKind{engine.DecBalancePush, engine.DecDonate, engine.DecNewidlePull}
+		return k == engine.DecBalancePush || k == engine.DecDonate || k == engine.DecNewidlePull
 	case EventSpinGrow:
-		return []engine.DecisionKind{engine.DecSpinGrow}
+		return k == engine.DecSpinGrow
 	case EventSpinShrink:
-		return []engine.DecisionKind{engine.DecSpinShrink}
+		return k == engine.DecSpinShrink
 	}
-	return nil
+	return false
 }
 
 // eventHit is where an event happened: the CPU (the sender of an IPI, the CPU
@@ -89,12 +100,11 @@ type eventHit struct {
 // find looks for e among vis, the visual events of one engine event.
 func (e Event) find(sim *engine.Sim, vis []engine.VisEvent) (eventHit, bool) {
 	h := eventHit{cpu: -1}
-	kinds := e.decisions()
 	for _, v := range vis {
 		switch {
 		case v.Kind == engine.VisDecision:
 			// Read at once: the slot is this event's decision.
-			if d := sim.DecisionAt(int(v.Arg)); slices.Contains(kinds, d.Kind) && !h.hasDecision {
+			if d := sim.DecisionAt(int(v.Arg)); e.records(d.Kind) && !h.hasDecision {
 				h.decision, h.hasDecision = d, true
 				if e == EventSpinGrow || e == EventSpinShrink {
 					h.cpu = v.CPU

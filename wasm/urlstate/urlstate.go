@@ -158,11 +158,11 @@ func Parse(fragment string) (State, []Problem) {
 			probs = append(probs, p)
 		}
 	}
-	// A fragment without v= is read as the current version (people type them by
-	// hand); any other version is from a page this one does not understand.
 	if p, ok := st.checkLesson(); !ok {
 		probs = append(probs, p)
 	}
+	// A fragment without v= is read as the current version (people type them by
+	// hand); any other version is from a page this one does not understand.
 	if version != "" && version != strconv.Itoa(Version) {
 		msg := fmt.Sprintf("version %s is not supported (this page reads v=%d); using the defaults", quote(version), Version)
 		return State{}, []Problem{{"v", msg}}
