@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -37,15 +36,11 @@ func runLate(name, arm string, seed int, sets ...string) (Results, error) {
 	if err != nil {
 		return Results{}, err
 	}
-	var all []string
-	for _, a := range base.Arms {
-		if a.Name == arm {
-			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
-				all = append(all, k+"="+a.Set[k])
-			}
-		}
+	i := slices.IndexFunc(base.Arms, func(a Arm) bool { return a.Name == arm })
+	if i < 0 {
+		return Results{}, fmt.Errorf("%s has no arm %q", name, arm)
 	}
-	all = append(append(all, sets...), fmt.Sprintf("seed=%d", seed))
+	all := append(append(base.Arms[i].sets(), sets...), fmt.Sprintf("seed=%d", seed))
 	if base.Workload.Kind != WorkloadHackbench {
 		all = append(all, "duration_ms=60000")
 	}

@@ -57,7 +57,9 @@ type cpu struct {
 	// incoming holds threads woken or donated by other CPUs; they move into rq at the
 	// next reschedule point (OSv's incoming_wakeups).
 	incoming []*thread
-	// wakePending: a wakeup IPI is on its way here (IPI-suppression condition 3).
+	// wakePending: a wakeup IPI is on its way here. The linux and scx_simple
+	// policies send none while one is; OSv's third condition is instead whether
+	// wakes already wait in the incoming list.
 	wakePending bool
 	// gen invalidates this CPU's pending step, irq-end, spin and wake events.
 	gen uint32
@@ -304,7 +306,7 @@ func (s *Sim) runStep(c *cpu, overheadNs int64) {
 	c.stepEndNs = s.now + overheadNs + c.cur.remainingNs
 	c.gen++
 	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
-	if len(c.rq) == 0 || !s.pol.timeSlices() {
+	if len(c.rq) == 0 || !s.timeSlices {
 		return
 	}
 	if s.stepOutrunsTimer(c, c.rq[0]) {

@@ -198,8 +198,8 @@ func numberProblem(v string, t reflect.Type) string {
 	return "is out of range for " + goTypeName(t)
 }
 
-// quoteBounded quotes a value from the input for a message, cut short if long, so
-// an error never echoes an unbounded input.
+// quoteBounded is a value from the input as a message shows it (the caller
+// quotes it), cut short if long, so an error never echoes an unbounded input.
 func quoteBounded(s string) string {
 	const max = 40
 	if len(s) > max {

@@ -2,9 +2,7 @@ package engine
 
 import (
 	"io/fs"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -50,11 +48,7 @@ func armSets(t testing.TB, sc Scenario, name string) []string {
 	t.Helper()
 	for _, a := range sc.Arms {
 		if a.Name == name {
-			var sets []string
-			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
-				sets = append(sets, k+"="+a.Set[k])
-			}
-			return sets
+			return a.sets()
 		}
 	}
 	t.Fatalf("%s has no arm %q", sc.Name, name)

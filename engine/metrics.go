@@ -5,9 +5,10 @@ import (
 	"math/bits"
 )
 
-// Metrics: time integrals of CPU states, counters and latency histograms over the
-// measured window [warmup, duration), plus running totals for live display and a
-// per-bucket series over the whole run (throughput over time).
+// Metrics: time integrals of CPU states, counters and latency histograms over
+// each measured window (the scenario's [warmup, duration) and any added with
+// AddWindow), plus running totals for live display and a per-bucket series over
+// the whole run (throughput over time).
 
 type metrics struct {
 	bucketNs int64

@@ -41,7 +41,6 @@ func (k evKind) String() string {
 // spin events cheaply: a popped event whose gen differs from the CPU's is stale.
 type event struct {
 	at   int64
-	seq  uint64
 	kind evKind
 	cpu  int32
 	arg  int32
@@ -119,17 +118,9 @@ func (q *eventQueue) peekAt() (at int64, ok bool) {
 	return q.h[0].at, true
 }
 
-// peek returns the earliest event without removing it; ok is false when empty.
-func (q *eventQueue) peek() (e event, ok bool) {
-	if len(q.h) == 0 {
-		return event{}, false
-	}
-	return q.eventOf(q.h[0]), true
-}
-
 func (q *eventQueue) eventOf(x heapEntry) event {
 	p := &q.slab[x.key&(1<<slotBits-1)]
-	return event{at: x.at, seq: x.key >> slotBits, kind: p.kind, cpu: p.cpu, arg: p.arg, gen: p.gen}
+	return event{at: x.at, kind: p.kind, cpu: p.cpu, arg: p.arg, gen: p.gen}
 }
 
 // pop removes and returns the earliest event; O(log n). The queue must not be empty.
@@ -167,5 +158,3 @@ func (q *eventQueue) pop() event {
 	h[i] = last
 	return e
 }
-
-func (q *eventQueue) len() int { return len(q.h) }

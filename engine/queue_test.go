@@ -24,15 +24,15 @@ func TestEventQueueOrder(t *testing.T) {
 	// Same time: insertion order, which arg records.
 	slices.SortStableFunc(want, func(a, b key) int { return int(a.at - b.at) })
 	for i, w := range want {
-		e, ok := q.peek()
+		at, ok := q.peekAt()
 		if !ok {
 			t.Fatalf("queue empty after %d pops, want %d", i, len(want))
 		}
-		if got := q.pop(); got != e || got.at != w.at || got.arg != w.arg {
-			t.Fatalf("pop %d = (%d, %d), peek said (%d, %d), want (%d, %d)", i, got.at, got.arg, e.at, e.arg, w.at, w.arg)
+		if got := q.pop(); got.at != at || got.at != w.at || got.arg != w.arg {
+			t.Fatalf("pop %d = (%d, %d), peekAt said %d, want (%d, %d)", i, got.at, got.arg, at, w.at, w.arg)
 		}
 	}
-	if _, ok := q.peek(); ok || q.len() != 0 {
+	if _, ok := q.peekAt(); ok || len(q.h) != 0 {
 		t.Errorf("queue not empty at the end")
 	}
 }
@@ -56,9 +56,9 @@ func TestSteadyStateAllocations(t *testing.T) {
 		s.Snapshot(&snap)
 		vis = s.DrainVis(vis[:0])
 	})
-	// Rare growth of a runqueue or a histogram-free path may allocate; one per
-	// thousand events is the budget.
-	if allocs > 1 {
-		t.Errorf("%.2f allocations per 1000 events, want at most 1", allocs)
+	// AllocsPerRun rounds the mean down: 0 is fewer than one allocation per
+	// thousand events over the 200 runs (a runqueue may still grow, rarely).
+	if allocs != 0 {
+		t.Errorf("%.0f allocations per 1000 events, want none", allocs)
 	}
 }

@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"maps"
+	"slices"
+)
+
 // The scenario schema: everything a run depends on, as one versioned JSON document.
 //
 // Every cost carries its unit in its name. Defaults live in DefaultScenario and
@@ -41,6 +46,15 @@ type Scenario struct {
 type Arm struct {
 	Name string            `json:"name"`
 	Set  map[string]string `json:"set"`
+}
+
+// sets lists the arm's overrides as "path=value", sorted by path, for WithKnobs.
+func (a Arm) sets() []string {
+	var sets []string
+	for _, k := range slices.Sorted(maps.Keys(a.Set)) {
+		sets = append(sets, k+"="+a.Set[k])
+	}
+	return sets
 }
 
 // Published is one measured data point from the source the scenario models.
@@ -209,8 +223,8 @@ type Workload struct {
 }
 
 // Hackbench is rt-tests' hackbench over Unix stream sockets (docs/mechanisms.md,
-// WAKE_SYNC): per group, Senders senders each write Loops messages to every one of
-// the group's Senders receivers.
+// WAKE_SYNC): per group, FDs senders each write Loops messages to every one of
+// the group's FDs receivers.
 type Hackbench struct {
 	Groups int `json:"groups"`
 	// FDs is senders (and receivers) per group.

@@ -2,13 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
 // Sim is one running simulation: the clock, the event queue, the CPUs, the threads,
 // the policy, the workload and the metrics. It is not safe for concurrent use.
 //
-// Time moves only in Step: it pops the earliest event and sets now. Handlers
+// Time moves only in stepBefore (it pops the earliest event) and advanceTo. Handlers
 // schedule new events through s.at; nothing reads the wall clock, and every random
 // draw comes from s.rng, seeded from the scenario.
 type Sim struct {
@@ -46,6 +47,9 @@ type Sim struct {
 	events  int64
 	spinCap int64
 	fifo    bool // runqueues are FIFO (scx local DSQs), not decayed-runtime order
+	// timeSlices is the policy's timeSlices(): a running thread is preempted by
+	// timer when a queued one catches up with it.
+	timeSlices bool
 	// finishedNs is when a finite workload (hackbench) completed, or -1.
 	finishedNs int64
 }
@@ -78,6 +82,7 @@ func NewSim(sc Scenario) (*Sim, error) {
 		s.cpus = append(s.cpus, newCPU(s, i))
 	}
 	s.pol = newPolicy(s)
+	s.timeSlices = s.pol.timeSlices() // asked once per step otherwise
 	s.startKernelThreads()
 	switch sc.Workload.Kind {
 	case WorkloadRequestServer:
@@ -147,17 +152,7 @@ func (s *Sim) StepN(n int) int {
 
 // RunUntil processes every event due before tNs (capped at the horizon) and moves
 // the clock to tNs.
-func (s *Sim) RunUntil(tNs int64) {
-	if tNs > s.end {
-		tNs = s.end
-	}
-	for !s.Done() && s.stepBefore(tNs) {
-		// each iteration processed one event
-	}
-	if tNs > s.now && !s.Done() {
-		s.advanceTo(tNs)
-	}
-}
+func (s *Sim) RunUntil(tNs int64) { s.RunUntilN(tNs, math.MaxInt) }
 
 // Run runs to the horizon and returns the results.
 func (s *Sim) Run() Results {
@@ -188,7 +183,7 @@ func RunWindows(sc Scenario, windows []Window) ([]Results, error) {
 	idx := make([]int, len(windows))
 	for i, w := range windows {
 		if w.FromMs < 0 || w.ToMs <= w.FromMs {
-			return nil, fmt.Errorf("engine.RunWindows: window %d is [%d, %d) ms", i, w.FromMs, w.ToMs)
+			return nil, fmt.Errorf("engine.RunWindows: window %d is [%d, %d) ms: it must start at 0 or later and end after it starts", i, w.FromMs, w.ToMs)
 		}
 		idx[i] = s.AddWindow(w.FromMs, w.ToMs)
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "strconv"
+
 // WAKE_SYNC migration in sched_ext (docs/mechanisms.md, WAKE_SYNC): scx_simple
 // (tools/sched_ext/scx_simple.bpf.c) with scx_select_cpu_dfl's
 // (kernel/sched/ext_idle.c) old or new WAKE_SYNC rule.
@@ -92,7 +94,9 @@ func (p *scxSimplePolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
 
 func (p *scxSimplePolicy) timeSlices() bool { return false }
 
-func (p *scxSimplePolicy) preemptReason() string { return "the 20 ms slice expired" }
+func (p *scxSimplePolicy) preemptReason() string {
+	return "its " + strconv.FormatFloat(float64(p.sliceNs)/1e6, 'g', -1, 64) + " ms slice expired"
+}
 
 // requeue is scx_simple's enqueue: onto the shared queue in vtime order, a sleeper
 // credited at most one slice behind the current vtime.

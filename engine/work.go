@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"maps"
-	"slices"
+	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -86,22 +86,21 @@ func maxTxnPerS(sc Scenario) float64 {
 }
 
 // CheckRunnable is CheckWork for sc and for each of its arms (a compare runs
-// them all); an arm's refusal is prefixed with its path.
+// them all); an arm's refusal keeps the knob's path and names the arm.
 func CheckRunnable(sc Scenario) error {
 	if err := CheckWork(sc); err != nil {
 		return err
 	}
 	for i, a := range sc.Arms {
-		var sets []string
-		for _, k := range slices.Sorted(maps.Keys(a.Set)) {
-			sets = append(sets, k+"="+a.Set[k])
-		}
-		armSc, err := sc.WithKnobs(sets...)
+		armSc, err := sc.WithKnobs(a.sets()...)
 		if err != nil {
 			return fieldErr(pathIndex("arms", i, "set"), "%v", err)
 		}
 		if err := CheckWork(armSc); err != nil {
-			fe := err.(*FieldError)
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				return fmt.Errorf("arm %q: %w", a.Name, err)
+			}
 			return fieldErr(fe.Path, "arm %q: %s", a.Name, fe.Msg)
 		}
 	}
@@ -120,7 +119,7 @@ func CheckWork(sc Scenario) error {
 	if sc.Workload.Kind == WorkloadHackbench {
 		hb := sc.Workload.Hackbench
 		msgs := int64(hb.Groups) * int64(hb.FDs) * int64(hb.FDs) * int64(hb.Loops)
-		return fieldErr("workload.hackbench.fds", "%s to finish%s: groups %d x senders %d x receivers %d x loops %d is %d messages; lower workload.hackbench.fds, groups or loops, or raise write_ns and read_ns",
+		return fieldErr("workload.hackbench.fds", "%s to finish%s: groups %d x senders %d x receivers %d x loops %d is %d messages; lower workload.hackbench.fds, groups or loops",
 			est, limit, hb.Groups, hb.FDs, hb.FDs, hb.Loops, msgs)
 	}
 	return fieldErr("duration_ms", "%s over %d ms%s: lower duration_ms or the load (workload.clients, machine.vcpus, workload.wake_sources_per_s), or raise the costs",

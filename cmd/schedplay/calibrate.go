@@ -23,9 +23,11 @@ import (
 // The hit/miss rule of docs/calibration.md (stated in the document's header too).
 // The model is not the measured system, so an absolute figure only has to be of the
 // right size; an A/B change is the evidence that the mechanism is modelled, so it
-// must go the same way and be of roughly the same size. A row counts only when it
-// holds in every run: across seeds, in the example's window and a late one, and
-// with each platform cost 25% lower and higher.
+// must go the same way and be of roughly the same size. Every row runs across
+// seeds, in the example's window and a late one, and with each platform cost 25%
+// lower and higher: a change counts only when its direction holds in every run
+// and its median is in band in each window; a figure, when its median is in band
+// in each window.
 const (
 	// figureBand: a figure hits when model/published is within [1/figureBand, figureBand].
 	figureBand = 1.5
