@@ -10,9 +10,10 @@ import (
 )
 
 // DefaultEventBudget is the work Compute is given by default, counted in engine
-// events over all arms: about 1.5 s of CPU natively and 5 s in a Worker
-// (see the report of BenchmarkCompute and web/worker's BenchmarkWorker). Events,
-// not wall time, so a preview is the same on every host and every run.
+// events over all arms: about 1.5 s of CPU natively and four times as long as
+// wasm (web/worker's BenchmarkWorker gives its Worker a quarter of it, and
+// measures heavy-share-cpu-ms). Events, not wall time, so a preview is the same
+// on every host and every run.
 const DefaultEventBudget = 8_000_000
 
 // lockSteps is how many steps of simulated time the horizon is cut into: the

@@ -17,7 +17,7 @@ import (
 // the Worker has no file system to load them from.
 
 // fonts holds the parsed fonts and the faces made from them so far. One is
-// made per Card call: parsing takes microseconds, and a cache kept between
+// made per PNG call: parsing takes microseconds, and a cache kept between
 // calls would be shared mutable state.
 type fonts struct {
 	regular, bold *opentype.Font

@@ -15,13 +15,21 @@ self.onmessage = (e) => { self.schedplayQueue.push(e.data); };
   let inst;
   try {
     inst = (await WebAssembly.instantiateStreaming(fetch('/schedplay-worker.wasm'), go.importObject)).instance;
-  } catch (e) {
-    // A server without the application/wasm type: fall back to a plain fetch.
-    const buf = await (await fetch('/schedplay-worker.wasm')).arrayBuffer();
-    inst = (await WebAssembly.instantiate(buf, go.importObject)).instance;
+  } catch (streamErr) {
+    // A server without the application/wasm type: fall back to a plain fetch,
+    // and if that fails too, say both why.
+    const resp = await fetch('/schedplay-worker.wasm');
+    if (!resp.ok) throw new Error('/schedplay-worker.wasm: HTTP ' + resp.status + ' (' + streamErr.message + ')');
+    try {
+      inst = (await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject)).instance;
+    } catch (e) {
+      throw new Error(e.message + ' (streaming: ' + streamErr.message + ')');
+    }
   }
   // An engine worker's program never returns on its own: if it does, the engine
-  // panicked. A trace job's returns once it has posted its answer.
+  // panicked. A trace job's returns after posting its answer, or without one if
+  // it panicked: {ended} comes after whatever it posted, so the page knows.
   await go.run(inst);
-  if (self.schedplayJob !== 'trace') self.postMessage({ error: 'the engine worker stopped (the browser console has the reason)' });
+  if (self.schedplayJob === 'trace') self.postMessage({ ended: true });
+  else self.postMessage({ error: 'the engine worker stopped (the browser console has the reason)' });
 })().catch((e) => self.postMessage({ error: 'the engine worker failed to start: ' + e.message }));

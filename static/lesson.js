@@ -32,7 +32,8 @@
       cap.replaceChildren(...ui.caption.map((s) => (s.value ? el('b', s.text === '…' ? 'pending' : '', s.text) : s.text)));
     }
     panel.dataset.state = ui.state;
-    document.documentElement.style.setProperty('--lesson-h', (panel.offsetHeight + 6) + 'px');
+    const h = (panel.offsetHeight + 6) + 'px';
+    if (panel._h !== h) { panel._h = h; document.documentElement.style.setProperty('--lesson-h', h); }
     $('lesson-status').textContent = ui.status || '';
     $('lesson-again').hidden = ui.state !== 'stopped' && ui.state !== 'off-script';
     $('lesson-back').disabled = ui.step <= 1;

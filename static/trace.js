@@ -59,6 +59,9 @@
         a.remove();
         setTimeout(() => URL.revokeObjectURL(url), 60000);
         finish('Saved ' + res.file + ' (' + (d.byteLength / 1e6).toFixed(1) + ' MB): open it at ui.perfetto.dev.');
+      } else if (d && d.ended) {
+        // The program ended; after an answer the worker is already gone.
+        finish('The trace failed: the trace worker stopped without an answer (the browser console has the reason).');
       } else if (d && d.progress !== undefined) {
         status.textContent = 'Preparing the trace: ' + Math.round(100 * d.progress) + '%';
       } else {

@@ -68,7 +68,7 @@ func (s *Server) handleOEmbed(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "", "url is not a URL")
 		return
 	}
-	base, id, ok := s.shareOf(link)
+	base, id, ok := s.shareOf(link, r.Host)
 	if !ok {
 		writeError(w, http.StatusNotFound, "", "url is not a share link of this server ("+s.link("/s/ID")+")")
 		return
@@ -103,8 +103,11 @@ func (s *Server) handleOEmbed(w http.ResponseWriter, r *http.Request) {
 // shareOf finds the share ID a link names, and the base of the iframe's
 // address: this server's public URL when it has one (an absolute link
 // elsewhere is not one of its shares); without one, the link's own scheme and
-// host, or "" (a path from the root, as this server's own links are then).
-func (s *Server) shareOf(link *url.URL) (base, id string, ok bool) {
+// host when that host is the one the request came to (an oEmbed consumer asks
+// the provider of the page it embeds, so a link to another host is a forgery
+// that would put this server's name on someone else's iframe), or "" (a path
+// from the root, as this server's own links are then).
+func (s *Server) shareOf(link *url.URL, requestHost string) (base, id string, ok bool) {
 	switch {
 	case link.Scheme == "" && link.Host == "": // a path on this server
 		base = s.publicURL
@@ -114,6 +117,9 @@ func (s *Server) shareOf(link *url.URL) (base, id string, ok bool) {
 		}
 		base = s.publicURL
 	case (link.Scheme == "http" || link.Scheme == "https") && link.Host != "":
+		if !strings.EqualFold(link.Host, requestHost) {
+			return "", "", false
+		}
 		base = link.Scheme + "://" + link.Host
 	default:
 		return "", "", false

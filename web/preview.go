@@ -95,7 +95,13 @@ func (s *Server) previewFor(ctx context.Context, id string, canonical []byte) (p
 // makePreview computes share id's preview and card and stores them, the card
 // first.
 func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (preview.Preview, error) {
-	s.previews.slots <- struct{}{}
+	// Wait for a CPU slot only as long as the request lasts: a client that has
+	// gone needs no preview now (its card makes one when first asked for).
+	select {
+	case s.previews.slots <- struct{}{}:
+	case <-ctx.Done():
+		return preview.Preview{}, &noPreviewError{ctx.Err()}
+	}
 	defer func() { <-s.previews.slots }()
 	sc, err := engine.DecodeScenario(canonical)
 	if err != nil {

@@ -330,7 +330,7 @@ func TestPublicURL(t *testing.T) {
 		{desc: "not a URL", base: "https://play example.org", wantErr: true},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			s, err := NewServer(WithStore(NewMemStore()), WithLogger(testLogger(t)), WithStaticDir(testStatic), WithPublicURL(tc.base))
+			s, err := NewServer(WithStore(NewMemStore()), WithLogger(testLogger(t)), WithStaticDir(testStatic), WithPublicURL(tc.base), WithPreviewBudget(testPreviewBudget))
 			if tc.wantErr {
 				if err == nil || !strings.Contains(err.Error(), "public URL") || !strings.Contains(err.Error(), tc.base) {
 					t.Fatalf("WithPublicURL(%q): NewServer = %v, want an error naming the public URL and its value", tc.base, err)

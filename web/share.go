@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"unicode/utf8"
 
 	"schedplay/engine"
 )
@@ -131,8 +132,11 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 	// for hours there (engine.MaxEvents), naming the fields, as the CLI does.
 	if err := engine.CheckRunnable(sc); err != nil {
 		var ferr *engine.FieldError
-		errors.As(err, &ferr)
-		writeError(w, http.StatusBadRequest, ferr.Path, ferr.Error())
+		if errors.As(err, &ferr) {
+			writeError(w, http.StatusBadRequest, ferr.Path, ferr.Error())
+		} else {
+			writeError(w, http.StatusBadRequest, "", err.Error())
+		}
 		return
 	}
 	canonical, err := sc.Canonical()
@@ -172,13 +176,14 @@ func checkJSONType(contentType string) string {
 	return ""
 }
 
-// clip shortens s, taken from a request, to at most n bytes (plus an ellipsis), so
-// a reply never repeats an unbounded piece of the request.
+// clip shortens s, taken from a request, to at most n characters (plus an
+// ellipsis), so a reply never repeats an unbounded piece of the request. It cuts
+// between characters: a title cut inside one would not be valid UTF-8.
 func clip(s string, n int) string {
-	if len(s) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return string([]rune(s)[:n]) + "…"
 }
 
 func writeTooLarge(w http.ResponseWriter) {

@@ -20,8 +20,10 @@ const (
 // Worker: a quarter of `schedplay serve`'s (preview.DefaultEventBudget). The
 // engine runs about three times slower as wasm in V8 than natively, a Go
 // instance serves its isolate's requests one computation at a time, and CPU
-// time is billed, so a share stays near a second of CPU (BenchmarkWorker's
-// share-preview-cpu-ms) and a long scenario's preview covers a shorter prefix.
+// time is billed, so a share whose preview spends the whole budget costs about
+// 1.7-1.9 s of CPU (BenchmarkWorker's heavy-share-cpu-ms; a small scenario's,
+// share-cpu-ms, about 0.3 s) and a long scenario's preview covers a shorter
+// prefix.
 const workerPreviewBudget = 2_000_000
 
 // previewBudget reads PREVIEW_EVENT_BUDGET ("" for the default).

@@ -13,7 +13,10 @@ import (
 )
 
 // Await waits for a JavaScript promise to settle. It does not give up early: the
-// callbacks must outlive the promise, and the runtime bounds each request anyway.
+// callbacks must outlive the promise. The Go instance outlives requests (one per
+// isolate), so a promise that never settles would hold its goroutine for the
+// isolate's life; the ones awaited here (KV reads and writes, fetches of the
+// bundled assets) are settled by the Workers runtime.
 func Await(promise js.Value) (js.Value, error) {
 	type result struct {
 		v   js.Value
