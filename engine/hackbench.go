@@ -15,14 +15,23 @@ package engine
 // elapsed_s is the time from that start until the last child has finished.
 
 type hackbench struct {
-	cfg       Hackbench
+	cfg       *Hackbench // the scenario's
 	parent    *thread
-	started   int        // the parent's progress: 0 forked, 1 start byte written, 2 done
+	start     parentPhase
 	children  []hbChild  // by thread.local
 	sockets   []hbSocket // by receiver index (group*FDs + r)
 	remaining int        // children not yet finished
 	startNs   int64
 }
+
+// parentPhase is the parent's progress through the start.
+type parentPhase uint8
+
+const (
+	parentForked  parentPhase = iota // the children are forked: write the start byte
+	parentWriting                    // the start byte's write is under way: then wake them all
+	parentWaiting                    // the children run; the parent waits for them
+)
 
 // hbChild is one sender or receiver.
 type hbChild struct {
@@ -44,7 +53,7 @@ type hbSocket struct {
 
 func newHackbench(s *Sim) *hackbench {
 	hb := &s.sc.Workload.Hackbench
-	h := &hackbench{cfg: *hb, sockets: make([]hbSocket, hb.Groups*hb.FDs)}
+	h := &hackbench{cfg: hb, sockets: make([]hbSocket, hb.Groups*hb.FDs)}
 	h.parent = s.newThread("hackbench", RoleWaker, hb.ParentCPU, false)
 	n := len(s.cpus)
 	add := func(name string, sender bool, socket int) {
@@ -66,14 +75,14 @@ func newHackbench(s *Sim) *hackbench {
 func (h *hackbench) event(s *Sim, e event) {}
 
 func (h *hackbench) next(s *Sim, t *thread) (int64, bool) {
-	hb := &h.cfg
+	hb := h.cfg
 	if t == h.parent {
-		if h.started == 0 {
-			h.started = 1
+		if h.start == parentForked {
+			h.start = parentWriting
 			return hb.WriteNs, false // the start byte
 		}
-		if h.started == 1 {
-			h.started = 2
+		if h.start == parentWriting {
+			h.start = parentWaiting
 			h.startNs = s.now
 			for _, c := range h.children {
 				s.wake(c.t, t.cpu, true)
@@ -112,7 +121,7 @@ func (h *hackbench) next(s *Sim, t *thread) (int64, bool) {
 // stepDone applies a completed write or read: the message lands in (or leaves)
 // the buffer and the blocked peer is woken, sync, from this CPU.
 func (h *hackbench) stepDone(s *Sim, c *hbChild) {
-	hb := &h.cfg
+	hb := h.cfg
 	if c.sender {
 		sk := &h.sockets[c.socket+c.done%hb.FDs]
 		sk.queued++
@@ -150,7 +159,7 @@ func (h *hackbench) finish(s *Sim, c *hbChild) bool {
 
 // progress is the messages written and read so far, of all there are to move.
 func (h *hackbench) progress() (done, total int64) {
-	hb := &h.cfg
+	hb := h.cfg
 	for _, c := range h.children {
 		done += int64(c.done)
 	}

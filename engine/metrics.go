@@ -21,8 +21,7 @@ type metrics struct {
 
 	// win holds the measured windows: win[0] is the scenario's [warmup,
 	// duration); AddWindow adds more, so one run can be measured over several.
-	win        []window
-	suppressed int64 // suppressed IPIs since the start (live)
+	win []window
 
 	live   LiveMetrics
 	series []seriesAcc
@@ -187,7 +186,7 @@ func (m *metrics) ipi(s *Sim, k IPIKind) {
 }
 
 func (m *metrics) suppressedIPI(s *Sim) {
-	m.suppressed++
+	m.live.SuppressedIPI++
 	for i := range m.win {
 		if w := &m.win[i]; w.contains(s.now) {
 			w.suppressed++
@@ -243,7 +242,6 @@ func (s *Sim) Results() Results { return s.ResultsWindow(0) }
 func (s *Sim) ResultsWindow(i int) Results {
 	m := &s.m
 	w := &m.win[i]
-	m.live.SuppressedIPI = m.suppressed
 	winNs := min(s.now, w.to) - w.from
 	r := Results{SimSeconds: float64(s.now) / 1e9, Events: s.events, Completed: w.completed}
 	if s.finishedNs >= 0 {

@@ -150,7 +150,6 @@ func (f *inflight) arrived(to int, k IPIKind, now int64) {
 func (s *Sim) Snapshot(dst *Snapshot) {
 	dst.NowNs = s.now
 	dst.Live = s.m.live
-	dst.Live.SuppressedIPI = s.m.suppressed
 	if cap(dst.CPUs) < len(s.cpus) {
 		dst.CPUs = make([]CPUSnap, len(s.cpus))
 	}
