@@ -333,8 +333,10 @@ func (h *Highlight) check(n int) error {
 	switch {
 	case given != 1:
 		return stepErr(n, "highlight", `give one of "cpu", "thread", "role" or "event"`)
-	case h.CPU != nil && *h.CPU < 0, h.Thread != nil && *h.Thread < 0:
-		return stepErr(n, "highlight", "a vCPU or thread number is 0 or more")
+	case h.CPU != nil && *h.CPU < 0:
+		return stepErr(n, "highlight.cpu", "%d is not a vCPU: they count from 0", *h.CPU)
+	case h.Thread != nil && *h.Thread < 0:
+		return stepErr(n, "highlight.thread", "%d is not a thread: they count from 0", *h.Thread)
 	case h.Role != "" && h.Role != "waker" && h.Role != "spawner":
 		return stepErr(n, "highlight.role", "%s is not waker or spawner", quote(h.Role))
 	}

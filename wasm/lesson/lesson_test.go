@@ -52,6 +52,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"not JSON", `{"version"`, `{"version"]`, "version: malformed JSON"},
 		{"unknown field at the top", `"summary"`, `"sumary"`, "sumary: unknown field"},
 		{"unknown field in a step", `"highlight":{"arm":"B"`, `"hilight":{"arm":"B"`, "step 1: hilight: unknown field"},
+		{"negative vCPU", `"cpu":3`, `"cpu":-1`, "step 1: highlight.cpu: -1 is not a vCPU"},
 		{"wrong type", `"at":"1s"`, `"at":1`, "step 1: at: want a string"},
 		{"wrong type deep", `"cpu":3`, `"cpu":"3"`, "step 1: highlight.cpu: want a"},
 		{"future version", `"version":1`, `"version":2`, "version: is 2"},
@@ -101,7 +102,7 @@ func TestCheckErrors(t *testing.T) {
 		want           string
 	}{
 		{"no such preset", `"preset":"tpcb-32vcpu"`, `"preset":"nope"`, `step 1: preset: there is no preset "nope"`},
-		{"knob the engine refuses", `"workload.clients":"64"`, `"workload.clients":"100000"`, "step 1: set or compare: workload.clients"},
+		{"knob the engine refuses", `"workload.clients":"64"`, `"workload.clients":"100000"`, "step 1: set: workload.clients"},
 		{"no vCPU 40", `"cpu":3`, `"cpu":40`, "step 1: highlight.cpu: the machine has 32 vCPUs"},
 		{"moment past the end", `"at":"1s"`, `"at":"30s"`, "step 1: at: 30s is after the run's end"},
 		{"arm B of one run", `"set":{"workload`, `"compare":"off","set":{"workload`, "step 1: highlight.arm: there is no arm B"},

@@ -63,21 +63,22 @@ func (s Setup) Sets() []string {
 }
 
 // Arms resolves the setup on its preset's data: the scenario of each arm it
-// compares (one when it compares nothing).
+// compares (one when it compares nothing). An error is an *Error naming the
+// field at fault, "set" or "compare".
 func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
 	base, err := engine.DecodeScenario(presetData, s.Sets()...)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Field: "set", Msg: err.Error()}
 	}
 	mode, a, b, err := urlstate.ParseCompare(s.Compare)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Field: "compare", Msg: err.Error()}
 	}
 	var sets [][]string
 	switch {
 	case mode == urlstate.CompareArms || mode == urlstate.CompareDefault && len(base.Arms) >= 2:
 		if len(base.Arms) < 2 {
-			return nil, stepErr(0, "compare", "the preset has no arms to compare")
+			return nil, &Error{Field: "compare", Msg: "the preset has no arms to compare"}
 		}
 		for _, arm := range base.Arms[:2] {
 			var set []string
@@ -95,7 +96,7 @@ func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
 	for _, set := range sets {
 		sc, err := base.WithKnobs(set...)
 		if err != nil {
-			return nil, err
+			return nil, &Error{Field: "compare", Msg: err.Error()}
 		}
 		out = append(out, sc)
 	}
@@ -118,7 +119,8 @@ func (l Lesson) Check(presetData func(name string) ([]byte, bool)) error {
 		}
 		arms, err := s.Arms(data)
 		if err != nil {
-			return stepErr(n, "set or compare", "%v", err)
+			e := err.(*Error)
+			return stepErr(n, e.Field, "%s", e.Msg)
 		}
 		if err := st.checkOn(n, arms); err != nil {
 			return err
