@@ -62,12 +62,15 @@ func durationUs(us float64) string {
 	return sig3(us/1e6) + " s"
 }
 
-// percent formats a fraction as a percentage: one decimal below 10%.
+// percent formats a fraction as a percentage: one decimal below 10%, "<0.1%"
+// for a positive share too small to show (as the page's cards do).
 func percent(frac float64) string {
 	p := frac * 100
 	switch {
 	case math.IsNaN(p):
 		return "–"
+	case p > 0 && p < 0.05:
+		return "<0.1%"
 	case p != 0 && math.Abs(p) < 9.95:
 		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
 	}

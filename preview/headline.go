@@ -92,7 +92,11 @@ func (p *Preview) Headline() []Metric {
 		m.A = strs[0]
 		if len(p.Arms) == 2 {
 			a, b := vals[0], vals[1]
-			m.B, m.Change = strs[1], change(a, b)
+			m.B = strs[1]
+			// As on the page's cards: no change between values shown alike.
+			if m.A != m.B {
+				m.Change = change(a, b)
+			}
 			if m.Change != "" && d.higher != 0 && math.Abs(b-a) > 0.02*math.Abs(a) {
 				m.Verdict = -1
 				if (b > a) == (d.higher > 0) {

@@ -75,7 +75,7 @@ func TestFormat(t *testing.T) {
 		{num(7819), "7.82k"}, {num(22722), "22.7k"}, {num(950), "950"}, {num(0), "0"}, {num(1.5e6), "1.50M"},
 		{num(math.NaN()), "–"}, {num(-1234), "−1.23k"},
 		{durationUs(0.85), "850 ns"}, {durationUs(78), "78.0 µs"}, {durationUs(8500), "8.50 ms"}, {durationUs(1.25e6), "1.25 s"},
-		{percent(0.71), "71%"}, {percent(0.042), "4.2%"}, {percent(0), "0%"},
+		{percent(0.71), "71%"}, {percent(0.042), "4.2%"}, {percent(0), "0%"}, {percent(0.000003), "<0.1%"},
 		{change(7800, 22700), "2.9x"}, {change(100, 109), "+9%"}, {change(7.7, 2.6), "−66%"}, {change(0, 5), ""}, {change(5, 5), "±0%"},
 		{seconds(3609), "3.6 s"}, {seconds(24000), "24 s"}, {seconds(332), "0.33 s"}, {seconds(12500), "12.5 s"},
 		{clip("abcdef", 4), "abc…"}, {clip("abc", 4), "abc"},
@@ -83,5 +83,24 @@ func TestFormat(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// Values the headline shows alike carry no change (an idle guest's "<0.1%" in
+// both arms read as "<0.1% -> <0.1% +100%"); values that differ do.
+func TestHeadlineNoChangeBetweenLikeValues(t *testing.T) {
+	p := Preview{Workload: engine.WorkloadIdle, Arms: []Arm{
+		{Results: engine.Results{HostCPUFrac: 0.0001, SpinCPUFrac: 0.02, HaltExitsPerS: 3880}},
+		{Results: engine.Results{HostCPUFrac: 0.0002, SpinCPUFrac: 0.01, HaltExitsPerS: 3970}},
+	}}
+	changes := map[string]string{}
+	for _, m := range p.Headline() {
+		changes[m.Label] = m.Change
+	}
+	if c := changes["host CPU"]; c != "" {
+		t.Errorf("host CPU <0.1%% in both arms shows a change %q", c)
+	}
+	if c := changes["spin CPU"]; c != "−50%" {
+		t.Errorf("spin CPU 2.0%% -> 1.0%% shows %q, want −50%%", c)
 	}
 }
