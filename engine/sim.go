@@ -70,7 +70,11 @@ func NewSim(sc Scenario) (*Sim, error) {
 	}
 	tau := s.decayTauNs
 	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
-	s.penaltyFactor = tau * (detExp(float64(sc.Sched.SwitchPenaltyUs)*1000/tau) - 1)
+	if sc.Sched.Policy == "osv" {
+		// add_context_switch_penalty is OSv's (core/sched.cc); the other policies
+		// charge a thread that preempts another nothing (the knob applies to osv).
+		s.penaltyFactor = tau * (detExp(float64(sc.Sched.SwitchPenaltyUs)*1000/tau) - 1)
+	}
 	pending := 64 + 4*sc.Machine.VCPUs + 2*sc.Workload.Clients
 	s.q.h = make([]heapEntry, 0, pending)
 	s.q.slab = make([]payload, 0, pending)
