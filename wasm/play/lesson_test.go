@@ -203,15 +203,20 @@ func TestLessonErrors(t *testing.T) {
 	}
 }
 
-// A pause while a step looks for its event (here in workers that have not yet
-// answered) stops the step, and going to it again finds the event.
-func TestLessonPausedOnTheWay(t *testing.T) {
+// workerLessonModel is a model over the shipped presets and lessons whose arms
+// run in one loopback worker, answering only when the test lets it work.
+func workerLessonModel(frag string) (*play.Model, *runner.Loopback) {
 	ps, _ := play.BuiltinPresets()
 	ls, _ := lesson.Builtin()
 	c := &fakeClock{step: 0.01}
 	l := runner.NewLoopback(1, c.read)
-	m := play.New(play.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: l.Remote,
-		Fragment: "#v=1&lesson=wake-sync&step=3"})
+	return play.New(play.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: l.Remote, Fragment: frag}), l
+}
+
+// A pause while a step looks for its event (here in workers that have not yet
+// answered) stops the step, and going to it again finds the event.
+func TestLessonPausedOnTheWay(t *testing.T) {
+	m, l := workerLessonModel("#v=1&lesson=wake-sync&step=3")
 	frame := 0
 	run := func(work float64, until func(play.LessonUI) bool) play.LessonUI {
 		t.Helper()
@@ -250,12 +255,7 @@ func TestLessonSearchInterrupted(t *testing.T) {
 		{"jump", func(m *play.Model) { m.JumpTo(3_000_000_000) }},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			ps, _ := play.BuiltinPresets()
-			ls, _ := lesson.Builtin()
-			c := &fakeClock{step: 0.01}
-			l := runner.NewLoopback(1, c.read)
-			m := play.New(play.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: l.Remote,
-				Fragment: "#v=1&lesson=wake-sync&step=3"})
+			m, l := workerLessonModel("#v=1&lesson=wake-sync&step=3")
 			frame := 0
 			for ; !strings.HasPrefix(m.LessonUI().Status, "Running until"); frame++ {
 				if frame > 100_000 {
