@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"schedplay/wasm/lesson"
+	"schedplay/playground/lesson"
 )
 
 // lessonPanel is what the lesson panel shows, read from the page's DOM.

@@ -10,7 +10,7 @@
 // the arms advance in lockstep and stop together when the budget is spent, and
 // a Preview cut short says so (Complete, ReachedMs, Coverage).
 //
-// The drawing follows the playground's visual language (wasm/view): the
+// The drawing follows the playground's visual language (view): the
 // Okabe-Ito state and IPI colours, tiles whose state is told by shape and
 // outline as well as colour. The package imports only the engine, the
 // standard library and golang.org/x/image, so web (which may not import wasm)

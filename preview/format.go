@@ -9,7 +9,7 @@ import (
 // Number formatting for the card, the chart and the link description. It follows
 // the playground's conventions (three significant digits, k/M suffixes, µs/ms/s)
 // so a preview reads like the page it leads to; it is written here, not shared
-// with wasm/view, because web must not import wasm.
+// with view, because web must not import wasm.
 
 // num formats v with three significant digits and a k/M/G suffix: 7819 ->
 // "7.82k", 22722 -> "22.7k", 950 -> "950".

@@ -3,7 +3,7 @@ package preview
 import "image/color"
 
 // Theme is the colours a preview is drawn with: the playground's palette
-// (wasm/view/palette.go and static/style.css; the values are the same, so a
+// (view/palette.go and static/style.css; the values are the same, so a
 // preview looks like the page it leads to). The CPU states and IPIs use the
 // Okabe-Ito colours, which stay apart for the common colour-vision
 // deficiencies; the card never tells a state by colour alone.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// vCPU tiles as the playground draws them (wasm/view/tile.go): the state is told
+// vCPU tiles as the playground draws them (view/tile.go): the state is told
 // by fill, edge and an icon together, never by colour alone. Running is solid
 // blue with its thread's chip; spinning is a dark fill with an orange edge and a
 // ring gauge of the spin window against its cap; halted is grey with pause bars

@@ -1,7 +1,7 @@
 // schedplay page script: loads the wasm, builds the HTML controls from the model's
 // description of them, mirrors the model into the DOM a few times a second, keeps
 // the URL fragment in step, and exposes window.schedplay. It decides nothing about
-// the simulation or what is drawn: that is all Go (wasm/play, wasm/view), reached
+// the simulation or what is drawn: that is all Go (playground, view), reached
 // through window.schedplayCore, whose functions take and return strings.
 'use strict';
 (() => {

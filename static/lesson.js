@@ -1,6 +1,6 @@
 // schedplay lesson player: the panel over the stage for a lesson open in the page
 // (lesson=NAME&step=N). It draws what the model says (window.schedplayCore.lesson(),
-// wasm/play/lessonfill.go) and sends Back, Next and the picker's choice as set('step')
+// playground/lessonfill.go) and sends Back, Next and the picker's choice as set('step')
 // and set('lesson'); which step shows what, and every number in a caption, is Go.
 'use strict';
 (() => {

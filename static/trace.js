@@ -1,6 +1,6 @@
 // schedplay trace download: one button per arm saves the last simulated
 // milliseconds before the moment shown as the Chrome trace JSON `schedplay run
-// --trace` writes, for Perfetto. The model writes the job (wasm/play/trace.go); a
+// --trace` writes, for Perfetto. The model writes the job (playground/trace.go); a
 // worker of its own (engine-worker.js?job=trace, wasm/worker/trace_js.go) re-runs
 // the arm from zero and writes the trace; this script moves the bytes and saves
 // the file.

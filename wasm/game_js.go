@@ -8,14 +8,14 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"schedplay/wasm/play"
+	"schedplay/playground"
 )
 
-// game adapts play.Model to Ebiten. mu serialises the model between Ebiten's frame
+// game adapts playground.Model to Ebiten. mu serialises the model between Ebiten's frame
 // callbacks and the JavaScript bridge's calls.
 type game struct {
 	mu    sync.Mutex
-	m     *play.Model
+	m     *playground.Model
 	perf  js.Value // window.performance, for in-page frame timing
 	white *ebiten.Image
 	verts []ebiten.Vertex
@@ -28,7 +28,7 @@ type game struct {
 	ebitenAA bool
 }
 
-func newGame(m *play.Model) *game {
+func newGame(m *playground.Model) *game {
 	img := ebiten.NewImage(3, 3)
 	img.Fill(color.White)
 	return &game{m: m, perf: js.Global().Get("performance"),

@@ -3,7 +3,7 @@
 // The simulations themselves run in engine workers (wasm/worker, a second and
 // much smaller binary), reached through runner.Remote.
 //
-// The program is a thin shell: play.Model holds all state and decides what is
+// The program is a thin shell: playground.Model holds all state and decides what is
 // drawn, so it is tested natively; game_js.go hands Ebiten's Update and Draw to it
 // and paints its mesh; bridge_js.go lets the page's JavaScript drive it;
 // workers_js.go starts the workers and carries their messages. All files carry
@@ -15,8 +15,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"schedplay/wasm/lesson"
-	"schedplay/wasm/play"
+	"schedplay/playground"
+	"schedplay/playground/lesson"
 )
 
 func main() {
@@ -24,7 +24,7 @@ func main() {
 	// Go's monotonic clock under js/wasm is performance.now(); the model's budget
 	// checks use it directly, without a JavaScript call each time.
 	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
-	presets, probs := play.BuiltinPresets()
+	presets, probs := playground.BuiltinPresets()
 	lessons, lessonErrs := lesson.Builtin()
 	for _, err := range lessonErrs {
 		probs = append(probs, "lesson "+err.Error())
@@ -34,7 +34,7 @@ func main() {
 	// window.schedplayBoot before starting the program.
 	frag, shared := bootArgs()
 	run, runName := startRunner()
-	m := play.New(play.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared, Runner: run, RunnerName: runName})
+	m := playground.New(playground.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared, Runner: run, RunnerName: runName})
 	m.NoteStartup("presets", tPresets)
 	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)

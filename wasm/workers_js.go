@@ -4,7 +4,7 @@ import (
 	"errors"
 	"syscall/js"
 
-	"schedplay/wasm/runner"
+	"schedplay/playground/runner"
 )
 
 // workerTransport posts command batches to the engine workers (static/

@@ -3,7 +3,7 @@ package web
 import (
 	"testing"
 
-	"schedplay/wasm/urlstate"
+	"schedplay/playground/urlstate"
 )
 
 // The iframe oEmbed builds carries the link's fragment to the page, which reads

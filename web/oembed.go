@@ -19,7 +19,7 @@ import (
 // parameter is a 400.
 
 // The iframe's size without maxwidth/maxheight: the page's own embed code
-// (wasm/play/share.go) uses 960x540, and the embed view fits any 16:9 box.
+// (playground/share.go) uses 960x540, and the embed view fits any 16:9 box.
 const (
 	embedW = 960
 	embedH = 540
@@ -157,7 +157,7 @@ func fit(w, h, maxW, maxH int) (int, int) {
 }
 
 // maxFragment bounds the fragment carried from a link into the iframe: the
-// page itself refuses longer ones (wasm/urlstate.MaxFragmentBytes).
+// page itself refuses longer ones (playground/urlstate.MaxFragmentBytes).
 const maxFragment = 4096
 
 // embedFragment is the link's fragment with embed=1: the view the link was

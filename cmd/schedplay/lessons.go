@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"schedplay/wasm/lesson"
+	"schedplay/playground/lesson"
 )
 
 // cmdLessons: schedplay lessons [NAME] — the lessons for a classroom

@@ -49,10 +49,13 @@ func targets() []target {
 	}
 }
 
-// inputDirs are the directories whose files go into the wasm: the program, the
-// engine, the trace writer (the worker's trace downloads) and the embedded presets
-// and lessons; go.mod and go.sum pin the dependencies.
-func inputDirs() []string { return []string{"engine", "trace", "wasm", "examples"} }
+// inputDirs are the directories whose files go into the wasm: the js/wasm shells,
+// the view model and its drawing vocabulary, the engine, the trace writer (the
+// worker's trace downloads) and the embedded presets and lessons; go.mod and
+// go.sum pin the dependencies.
+func inputDirs() []string {
+	return []string{"engine", "trace", "view", "playground", "wasm", "examples"}
+}
 
 // EnsureBuilt builds each program of the bundle under repoRoot whose wasm is
 // missing or older than any input, writes its gzip sibling, and refreshes

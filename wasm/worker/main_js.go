@@ -17,7 +17,7 @@ import (
 	"syscall/js"
 	"time"
 
-	"schedplay/wasm/runner"
+	"schedplay/playground/runner"
 )
 
 // workBudgetMs is how long the worker runs the engine before it looks at its

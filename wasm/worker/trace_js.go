@@ -5,7 +5,7 @@ import (
 	"syscall/js"
 	"time"
 
-	"schedplay/wasm/runner"
+	"schedplay/playground/runner"
 )
 
 // progressEveryMs paces the progress messages of a trace job: often enough for

@@ -1,0 +1,138 @@
+package playground
+
+// Compare specs: what the compare setting (off, the scenario's own arms, or one
+// knob at two values) asks the stage to run, and how the page names it.
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"schedplay/engine"
+	"schedplay/playground/urlstate"
+)
+
+// armSpec is an arm before it is built: its name and knob overrides.
+type armSpec struct {
+	name string
+	set  []string
+}
+
+// comparison is a compare setting resolved against a base scenario.
+type comparison struct {
+	arms []armSpec
+	// label names what is compared ("pull off ↔ pull on"); "" for one run.
+	label string
+}
+
+// compareMode resolves the default compare mode: the scenario's arms when it has
+// two or more, otherwise off.
+func compareMode(v urlstate.View, base engine.Scenario) string {
+	if v.Compare != urlstate.CompareDefault {
+		return v.Compare
+	}
+	if len(base.Arms) >= 2 {
+		return urlstate.CompareArms
+	}
+	return urlstate.CompareOff
+}
+
+// compareOf lists the arms v's compare setting asks for on base, or says why
+// base cannot be compared that way. controls name and format a compared knob.
+func compareOf(v urlstate.View, base engine.Scenario, controls []Control) (comparison, error) {
+	switch mode := compareMode(v, base); mode {
+	case urlstate.CompareOff:
+		return comparison{arms: []armSpec{{}}}, nil
+	case urlstate.CompareArms:
+		if len(base.Arms) < 2 {
+			return comparison{}, errors.New("compare: this scenario has no arms to compare; showing one run")
+		}
+		var out []armSpec
+		for _, a := range base.Arms[:2] {
+			var set []string
+			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
+				set = append(set, k+"="+a.Set[k])
+			}
+			out = append(out, armSpec{a.Name, set})
+		}
+		return comparison{arms: out, label: out[0].name + " ↔ " + out[1].name}, nil
+	default:
+		ctl := findControl(controls, mode)
+		label := mode
+		if ctl != nil {
+			label = ctl.Label
+		}
+		name := func(val string) string {
+			if ctl != nil {
+				return label + " " + ctl.format(canonicalKnob(mode, val))
+			}
+			return mode + "=" + val
+		}
+		return comparison{
+			arms: []armSpec{{name(v.CompareA), []string{mode + "=" + v.CompareA}},
+				{name(v.CompareB), []string{mode + "=" + v.CompareB}}},
+			label: label + " " + shortVal(ctl, mode, v.CompareA) + " ↔ " + shortVal(ctl, mode, v.CompareB),
+		}, nil
+	}
+}
+
+func shortVal(ctl *Control, path, v string) string {
+	if ctl != nil {
+		return ctl.format(canonicalKnob(path, v))
+	}
+	return v
+}
+
+// canonicalKnob writes a knob value the way Scenario.Get writes it (booleans as
+// true/false), for formatting and matching.
+func canonicalKnob(path, v string) string {
+	x, err := engine.KnobValue(path, v)
+	if err != nil {
+		return v
+	}
+	switch x := x.(type) {
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64) // as Scenario.Get writes floats
+	}
+	return fmt.Sprint(x)
+}
+
+// compareOptions lists the comparisons offered: off, the scenario's own arms,
+// every two-valued control that applies to base (booleans off/on, selects their
+// first two values), and cur, the current setting, when it is none of those.
+func compareOptions(base engine.Scenario, controls []Control, cur string) []Option {
+	out := []Option{{urlstate.CompareOff, "off: one run"}}
+	if len(base.Arms) >= 2 {
+		out = append(out, Option{urlstate.CompareArms, "preset arms: " + base.Arms[0].Name + " ↔ " + base.Arms[1].Name})
+	}
+	for _, c := range controls {
+		switch {
+		case !c.knob.Applies(base):
+		case c.Kind == "toggle":
+			out = append(out, Option{c.Path, c.Label + ": off ↔ on"})
+		case c.Kind == "select" && len(c.Options) >= 2:
+			v := urlstate.FormatCompare(c.Path, c.Options[0].Value, c.Options[1].Value)
+			out = append(out, Option{v, c.Label + ": " + c.Options[0].Label + " ↔ " + c.Options[1].Label})
+		}
+	}
+	if slices.ContainsFunc(out, func(o Option) bool { return o.Value == cur }) {
+		return out
+	}
+	return append(out, Option{cur, "custom: " + cur})
+}
+
+// compareValue is the compare select's value for v: the setting as the fragment
+// writes it, or the mode the default resolves to on base.
+func compareValue(v urlstate.View, base engine.Scenario) string {
+	mode := compareMode(v, base)
+	if mode == v.Compare {
+		return urlstate.FormatCompare(v.Compare, v.CompareA, v.CompareB)
+	}
+	return mode
+}

@@ -1,0 +1,79 @@
+package playground
+
+// Jumping to a moment: run ahead to a simulated time as fast as the runner goes
+// (skipping a warm-up, say), with a progress bar, and stop there. The URL records
+// the moment as t=, so a shared link or an embed opens where its author was.
+
+import (
+	"fmt"
+
+	"schedplay/playground/urlstate"
+	"schedplay/view"
+)
+
+// jump is a run ahead in progress.
+type jump struct {
+	fromNs, toNs int64
+	// resume says whether to play on from the moment (an embed autoplays) or to
+	// stay there.
+	resume bool
+}
+
+// JumpUI is the progress bar of a run ahead.
+type JumpUI struct {
+	To string `json:"to"`
+	// Done is the fraction covered, 0 to 1.
+	Done float64 `json:"done"`
+}
+
+// JumpTo runs ahead to simulated time t (ns) at full speed and stops there (or,
+// if the page was playing, plays on from there); it returns "" or why not. A
+// moment before the one shown starts the run over from zero: the run is
+// deterministic, so it passes through the same states.
+func (m *Model) JumpTo(t int64) string {
+	if m.refused != "" {
+		return "t: the engine refused this scenario"
+	}
+	if end := m.arms[0].endNs; t < 0 || t > end {
+		return fmt.Sprintf("t: %s is outside the run (0 to %s)", view.Duration(float64(t)), view.Duration(float64(end)))
+	}
+	m.cancelHunt()
+	resume := m.time.playing && m.time.runToNs < 0 || m.jump != nil && m.jump.resume
+	if t < m.pipe.reqNs {
+		m.rebuild()
+	}
+	m.jump = &jump{fromNs: m.pipe.shownNs, toNs: t, resume: resume}
+	m.time.runToNs, m.time.playing = t, true
+	m.view.AtNs = t
+	return ""
+}
+
+// setMoment is Set("t", value): a moment as the URL writes it ("12s", "250ms").
+func (m *Model) setMoment(value string) string {
+	t, err := urlstate.ParseMoment(value)
+	if err != nil {
+		return "t: " + err.Error()
+	}
+	return m.JumpTo(t)
+}
+
+// jumpFromLink starts the jump a link asks for, or reports why it cannot.
+func (m *Model) jumpFromLink(t int64) {
+	if msg := m.JumpTo(t); msg != "" {
+		m.problems = append(m.problems, msg+"; starting at zero")
+		m.view.AtNs = 0
+	}
+}
+
+// jumpUI describes the run ahead in progress, or nil.
+func (m *Model) jumpUI() *JumpUI {
+	j := m.jump
+	if j == nil {
+		return nil
+	}
+	done := 1.0
+	if j.toNs > j.fromNs {
+		done = min(max(float64(m.pipe.shownNs-j.fromNs)/float64(j.toNs-j.fromNs), 0), 1)
+	}
+	return &JumpUI{To: view.SimTime(j.toNs), Done: done}
+}

@@ -1,0 +1,398 @@
+package playground
+
+// The lesson player: a lesson (playground/lesson) open at a step. Going to a step
+// shows the step's scenario (its preset, knobs and compare setting, carried over
+// from the steps before), runs to the step's moment as a jump, or, for a step
+// that stops at an event, to where it starts looking and then lets the arm the
+// event is about run until it happens (a ckUntil checkpoint), bringing every arm
+// to just after it. There it pauses, points at the step's vCPU or thread, and
+// fills the caption's numbers from the run (lessonfill.go).
+//
+// The run is deterministic, so a step reached from the step before it and one
+// opened from a link (lesson=NAME&step=N) show the same state: a step reuses the
+// run on screen only when that run has its scenario, has settled, and has
+// processed no event at or after the step's start; otherwise it starts over.
+//
+// A lesson is "on script" while the page shows the step's scenario. Changing a
+// knob, the preset or the comparison takes it off script: the caption stays, its
+// numbers go, and the URL carries the page's own scenario beside lesson=NAME&step=N
+// (a link then reopens exactly that). Back, Next or going to the same step again
+// returns to the script.
+
+import (
+	"fmt"
+	"slices"
+
+	"schedplay/playground/lesson"
+	"schedplay/playground/runner"
+	"schedplay/playground/urlstate"
+	"schedplay/view"
+)
+
+// lessonPhase is where the open step is.
+type lessonPhase uint8
+
+const (
+	phaseBegin     lessonPhase = iota // the URL opened the step; it runs once the model is built
+	phaseRunning                      // a jump to the step's start is under way
+	phaseHunting                      // the leader arm is looking for the step's event
+	phaseSettling                     // every arm goes to the step's moment (just after the event)
+	phaseReached                      // paused at the step's moment: the caption is filled
+	phaseStopped                      // paused, refused or rebuilt before the step's moment
+	phaseOffScript                    // the page shows another scenario than the step's
+)
+
+// lessonPlayer is the lesson open in the page, if any.
+type lessonPlayer struct {
+	all   []lesson.Lesson
+	cur   *lesson.Lesson // nil: no lesson open
+	step  int            // 0-based
+	phase lessonPhase
+	// want is the step's setup as the model holds one (reconciled), to tell
+	// whether the page is on script.
+	want        setup
+	wantCmp     [3]string // compare mode, A, B
+	startNs     int64     // the step's moment, or where it starts looking for its event
+	targetNs    int64     // the step's moment (for an event: known once found)
+	untilSeq    uint32    // the ckUntil in flight
+	eventCPU    int       // where the step's event happened, or -1
+	note        string    // what went differently ("no pull IPI before ...")
+	caption     []lesson.Segment
+	armID       runner.ArmID // the first arm when the step was reached
+	cleanNs     int64        // the last moment reached on a clean boundary, or -1
+	cleanEvents []int64      // the arms' event counts then
+}
+
+// LessonOption is one lesson the page offers.
+type LessonOption struct {
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+	Steps   int    `json:"steps"`
+}
+
+// Lessons lists the lessons offered, for the page's picker.
+func (m *Model) Lessons() []LessonOption {
+	var out []LessonOption
+	for _, l := range m.lesson.all {
+		out = append(out, LessonOption{Name: l.Name, Title: l.Title, Summary: l.Summary, Steps: len(l.Steps)})
+	}
+	return out
+}
+
+// openFromURL opens or closes the lesson st names and, when st gives no
+// scenario of its own (preset, knobs, compare, shared), fills st with the step's
+// so that Load shows it. A lesson or step the page does not have is a problem,
+// and the page carries on without it (or at the first step).
+func (m *Model) openFromURL(st urlstate.State, shared bool) urlstate.State {
+	lp := &m.lesson
+	lp.cur = nil
+	if st.View.Lesson == "" {
+		return st
+	}
+	l, ok := lesson.Find(lp.all, st.View.Lesson)
+	if !ok {
+		m.problems = append(m.problems, fmt.Sprintf("lesson: there is no lesson %q", st.View.Lesson))
+		st.View.Lesson, st.View.LessonStep = "", 0
+		return st
+	}
+	n := max(st.View.LessonStep, 1) - 1
+	if n >= len(l.Steps) {
+		m.problems = append(m.problems, fmt.Sprintf("step: lesson %s has %d steps; showing the first", l.Name, len(l.Steps)))
+		n = 0
+	}
+	st.View.LessonStep = n + 1
+	m.openStep(&l, n)
+	if shared || st.Preset != "" || len(st.Knobs) > 0 || st.View.Compare != urlstate.CompareDefault {
+		lp.phase = phaseOffScript
+		return st
+	}
+	s := l.Setup(n)
+	st.Preset, st.Knobs = s.Preset, s.Knobs
+	st.View.Compare, st.View.CompareA, st.View.CompareB = lp.wantCmp[0], lp.wantCmp[1], lp.wantCmp[2]
+	if st.View.Speed == "" {
+		st.View.Speed = s.Speed
+	}
+	if st.View.AtNs > 0 {
+		m.problems = append(m.problems, "t: a lesson step runs to its own moment; ignored")
+		st.View.AtNs = 0
+	}
+	lp.phase = phaseBegin
+	return st
+}
+
+// openStep makes step n of l the open one, resolving what it shows.
+func (m *Model) openStep(l *lesson.Lesson, n int) {
+	lp := &m.lesson
+	lp.cur, lp.step, lp.note, lp.caption, lp.eventCPU = l, n, "", nil, -1
+	s := l.Setup(n)
+	lp.want, _ = reconcile(m.presets, s.Preset, s.Knobs, nil)
+	mode, a, b, _ := urlstate.ParseCompare(s.Compare) // Decode checked it
+	lp.wantCmp = [3]string{mode, a, b}
+	st := l.Steps[n]
+	lp.startNs = st.AtNs
+	if st.Until != nil {
+		lp.startNs = st.Until.AfterNs
+	}
+	lp.targetNs = lp.startNs
+	m.view.Lesson, m.view.LessonStep = l.Name, n+1
+}
+
+// onScript reports whether the page shows the open step's scenario.
+func (m *Model) onScript() bool {
+	lp := &m.lesson
+	return lp.cur != nil && !m.setup.src.shared && m.setup.src.preset.Name == lp.want.src.preset.Name &&
+		slices.Equal(m.setup.knobs, lp.want.knobs) &&
+		[3]string{m.view.Compare, m.view.CompareA, m.view.CompareB} == lp.wantCmp
+}
+
+// scriptState is the URL state of a lesson on script: the lesson and step, and
+// the view keys but those the step sets; false when no lesson is on script.
+func (m *Model) scriptState() (urlstate.State, bool) {
+	if !m.onScript() {
+		return urlstate.State{}, false
+	}
+	v := m.view
+	v.Compare, v.CompareA, v.CompareB, v.AtNs = urlstate.CompareDefault, "", "", 0
+	if v.Speed == m.lesson.cur.Setup(m.lesson.step).Speed {
+		v.Speed = ""
+	}
+	return urlstate.State{View: v}, true
+}
+
+// setLesson is Set("lesson", name): open a lesson at its first step ("" closes).
+func (m *Model) setLesson(name string) string {
+	if name == "" {
+		m.lesson.cur = nil
+		m.view.Lesson, m.view.LessonStep = "", 0
+		return ""
+	}
+	if _, ok := lesson.Find(m.lesson.all, name); !ok {
+		return fmt.Sprintf("lesson: there is no lesson %q", name)
+	}
+	v := m.view
+	v.Lesson, v.LessonStep = name, 1
+	v.Compare, v.CompareA, v.CompareB, v.Speed, v.AtNs = urlstate.CompareDefault, "", "", "", 0
+	m.Load(urlstate.Encode(urlstate.State{View: v}), nil)
+	return ""
+}
+
+// setStep is Set("step", n): go to step n (from 1) of the open lesson.
+func (m *Model) setStep(value string) string {
+	lp := &m.lesson
+	if lp.cur == nil {
+		return "step: no lesson is open"
+	}
+	n, err := urlstate.ParseLessonStep(value)
+	if err != nil {
+		return "step: " + err.Error()
+	}
+	if n > len(lp.cur.Steps) {
+		return fmt.Sprintf("step: lesson %s has %d steps", lp.cur.Name, len(lp.cur.Steps))
+	}
+	m.gotoStep(n - 1)
+	return ""
+}
+
+// gotoStep shows step n: its scenario (reusing the run on screen when it can),
+// its speed, then runs to its moment.
+func (m *Model) gotoStep(n int) {
+	lp := &m.lesson
+	m.openStep(lp.cur, n)
+	st := lp.cur.Steps[n]
+	if !m.onScript() {
+		s := lp.cur.Setup(n)
+		v := m.view
+		v.Compare, v.CompareA, v.CompareB, v.AtNs = lp.wantCmp[0], lp.wantCmp[1], lp.wantCmp[2], 0
+		m.apply(urlstate.State{Preset: s.Preset, Knobs: s.Knobs, View: v}, nil)
+	}
+	if st.Speed != "" {
+		m.view.Speed = st.Speed
+		m.time.setSpeed(st.Speed)
+	}
+	m.runStep()
+}
+
+// runStep runs to the open step's start: a jump, after starting over when the
+// run on screen cannot be continued to it exactly (see the file's comment).
+func (m *Model) runStep() {
+	lp := &m.lesson
+	m.time.playing, m.time.runToNs, m.jump = false, -1, nil
+	m.sel = noSelection()
+	shown := m.pipe.shownNs
+	if len(m.pipe.pending) > 0 || shown > lp.startNs || shown == lp.startNs && !m.cleanAt(shown) {
+		m.rebuild()
+	}
+	lp.phase = phaseRunning
+	if msg := m.JumpTo(lp.startNs); msg != "" {
+		lp.phase, lp.note = phaseStopped, msg
+	}
+}
+
+// cleanAt reports whether the arms stand at t on a clean boundary: every event
+// before t processed and none at or after it, as a fresh run to t leaves them.
+func (m *Model) cleanAt(t int64) bool {
+	lp := &m.lesson
+	if lp.cleanNs != t || len(lp.cleanEvents) != len(m.arms) {
+		return false
+	}
+	for i, a := range m.arms {
+		if a.events != lp.cleanEvents[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lessonTick moves the open step along; Update calls it every frame.
+func (m *Model) lessonTick() {
+	lp := &m.lesson
+	if lp.cur == nil {
+		return
+	}
+	switch lp.phase {
+	case phaseBegin:
+		m.runStep()
+		return
+	case phaseReached, phaseStopped, phaseOffScript:
+		if lp.phase != phaseOffScript && !m.onScript() {
+			lp.phase, lp.caption = phaseOffScript, nil
+		}
+		if lp.phase == phaseReached && m.arms[0].id != lp.armID {
+			lp.phase, lp.caption = phaseStopped, nil // started over (Reset)
+		}
+		return
+	}
+	if !m.onScript() {
+		lp.phase, lp.caption = phaseOffScript, nil
+		return
+	}
+	if m.refused != "" {
+		lp.phase, lp.note = phaseStopped, m.refused
+		return
+	}
+	settled := len(m.pipe.pending) == 0 && m.jump == nil && !m.time.playing
+	hunting := slices.ContainsFunc(m.pipe.pending, func(cp checkpoint) bool { return cp.seq == lp.untilSeq })
+	switch {
+	case lp.phase == phaseHunting && !hunting:
+		lp.phase = phaseStopped // a pause cancelled the search
+	case !settled || lp.phase == phaseHunting:
+	case m.pipe.shownNs != lp.targetNs:
+		lp.phase = phaseStopped // paused on the way
+	case lp.phase == phaseRunning && lp.cur.Steps[lp.step].Until != nil:
+		m.hunt()
+	default:
+		m.arrive()
+	}
+}
+
+// hunt asks the step's arm to run until its event, for at most the step's
+// "within" (or to the horizon).
+func (m *Model) hunt() {
+	lp := &m.lesson
+	u := lp.cur.Steps[lp.step].Until
+	if u.ArmIndex >= len(m.arms) {
+		lp.phase, lp.note = phaseStopped, "this step is about arm B, and the page runs one arm"
+		return
+	}
+	limit := m.arms[u.ArmIndex].endNs
+	if u.WithinNs > 0 {
+		limit = min(limit, u.AfterNs+u.WithinNs)
+	}
+	lp.phase = phaseHunting
+	lp.untilSeq = m.requestUntil(u.ArmIndex, u.Kind, limit)
+}
+
+// untilFound takes the answer to a ckUntil: the arms then go to just after the
+// event (at+1 ns, where a fresh run to that moment stands too), or to the limit
+// when it did not happen.
+func (m *Model) untilFound(cp checkpoint, f runner.Frame, ok bool) {
+	ev := cp.until
+	hit := ok && f.Err == "" && (ev == runner.EventDone && f.Done || ev != runner.EventDone && !f.Done && f.NowNs < cp.toNs)
+	target := cp.toNs
+	if hit {
+		target = f.NowNs + 1
+	}
+	m.request(ckAdvance, target, true, false)
+	lp := &m.lesson
+	if lp.cur == nil || lp.phase != phaseHunting || cp.seq != lp.untilSeq {
+		return // the lesson moved on: the arms just meet again
+	}
+	if !hit {
+		u := lp.cur.Steps[lp.step].Until
+		lp.note = fmt.Sprintf("No %s in arm %c before %s: stopped there.", eventWords(ev), 'A'+u.ArmIndex, view.Duration(float64(cp.toNs)))
+	} else if f.Selected.Thread < 0 {
+		lp.eventCPU = int(f.Selected.CPU) // the answer points at the event (runner.Advance.Until)
+	}
+	lp.targetNs, lp.phase = target, phaseSettling
+}
+
+// arrive pauses at the step's moment: it records the clean boundary, points at
+// the step's vCPU or thread and fills the caption once every arm's results are
+// from this moment.
+func (m *Model) arrive() {
+	lp := &m.lesson
+	for _, a := range m.arms {
+		if a.err == "" && a.resultsAt != a.NowNs() {
+			m.request(ckAdvance, m.pipe.shownNs, true, false) // results here first
+			return
+		}
+	}
+	lp.phase, lp.armID = phaseReached, m.arms[0].id
+	lp.cleanNs, lp.cleanEvents = m.pipe.shownNs, lp.cleanEvents[:0]
+	for _, a := range m.arms {
+		lp.cleanEvents = append(lp.cleanEvents, a.events)
+	}
+	m.view.AtNs = 0 // the step names the moment, not t=
+	if h := lp.cur.Steps[lp.step].Highlight; h != nil {
+		m.sel = m.highlight(h)
+		if h.Event {
+			// The arm holds the engine's decision about the event itself (its
+			// answer to the ckUntil): no newer one is to be looked up.
+			m.pipe.sel = m.sel
+		}
+	}
+	lp.caption = m.fillCaption()
+}
+
+// highlight resolves a step's highlight to a selection on the arms shown.
+func (m *Model) highlight(h *lesson.Highlight) Selection {
+	if h.ArmIndex >= len(m.arms) {
+		return noSelection()
+	}
+	a := m.arms[h.ArmIndex]
+	switch {
+	case h.Event:
+		if m.lesson.eventCPU >= 0 {
+			return Selection{Arm: h.ArmIndex, CPU: m.lesson.eventCPU, Thread: -1}
+		}
+	case h.CPU != nil:
+		return Selection{Arm: h.ArmIndex, CPU: *h.CPU, Thread: -1}
+	case h.Thread != nil:
+		if t, ok := a.thread(*h.Thread); ok {
+			return Selection{Arm: h.ArmIndex, CPU: t.CPU, Thread: t.ID}
+		}
+	default:
+		for _, t := range a.Snap.Threads {
+			if t.Role.String() == h.Role {
+				return Selection{Arm: h.ArmIndex, CPU: t.CPU, Thread: t.ID}
+			}
+		}
+	}
+	return noSelection()
+}
+
+// eventWords names an event in a sentence.
+func eventWords(e runner.Event) string {
+	switch e {
+	case runner.EventPullIPI:
+		return "pull IPI"
+	case runner.EventSpinGrow:
+		return "spin window growth"
+	case runner.EventSpinShrink:
+		return "spin window shrink"
+	case runner.EventDone:
+		return "end of the workload"
+	}
+	return e.String()
+}

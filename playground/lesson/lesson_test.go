@@ -1,0 +1,149 @@
+package lesson_test
+
+import (
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+
+	"schedplay/examples"
+	"schedplay/examples/lessons"
+	"schedplay/playground/lesson"
+	"schedplay/playground/urlstate"
+)
+
+// presetData reads a preset of examples/ by name.
+func presetData(name string) ([]byte, bool) {
+	data, err := fs.ReadFile(examples.FS, name+".json")
+	return data, err == nil
+}
+
+// Every lesson shipped decodes and runs as written on the presets it names,
+// and the three stories of the product each have one.
+func TestBuiltin(t *testing.T) {
+	ls, errs := lesson.Builtin()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	for _, l := range ls {
+		if err := l.Check(presetData); err != nil {
+			t.Errorf("%s: %v", l.Name, err)
+		}
+	}
+	for _, story := range []struct{ name, preset string }{
+		{"fan-out", "tpcb-32vcpu"}, {"spin-or-halt", "durable-write"}, {"wake-sync", "hackbench"},
+	} {
+		if l, ok := lesson.Find(ls, story.name); !ok || l.Preset != story.preset || len(l.Steps) < 3 {
+			t.Errorf("lesson %s: found %v, preset %q, %d steps", story.name, ok, l.Preset, len(l.Steps))
+		}
+	}
+}
+
+// good is a valid lesson; the error cases each break one thing in it.
+const good = `{"version":1,"title":"t","summary":"s","preset":"tpcb-32vcpu","set":{"workload.clients":"64"},
+ "steps":[{"caption":"at {now}: {throughput_per_s} vs {arm.B.throughput_per_s}","at":"1s","highlight":{"arm":"B","cpu":3}},
+          {"caption":"pull","until":{"event":"pull_ipi","arm":"B","after":"100ms","within":"1s"},"set":{"sched.wake_pull":"1"},"speed":"2us"}]}`
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		desc, old, new string
+		want           string // the error's beginning: where, then what
+	}{
+		{"not JSON", `{"version"`, `{"version"]`, "version: malformed JSON"},
+		{"unknown field at the top", `"summary"`, `"sumary"`, "sumary: unknown field"},
+		{"unknown field in a step", `"highlight":{"arm":"B"`, `"hilight":{"arm":"B"`, "step 1: hilight: unknown field"},
+		{"negative vCPU", `"cpu":3`, `"cpu":-1`, "step 1: highlight.cpu: -1 is not a vCPU"},
+		{"wrong type", `"at":"1s"`, `"at":1`, "step 1: at: want a string"},
+		{"wrong type deep", `"cpu":3`, `"cpu":"3"`, "step 1: highlight.cpu: want a"},
+		{"future version", `"version":1`, `"version":2`, "version: is 2"},
+		{"no title", `"title":"t"`, `"title":" "`, "title: want 1 to"},
+		{"no preset", `"preset":"tpcb-32vcpu",`, ``, "preset: is missing"},
+		{"no steps", `"steps":[`, `"steps":[],"x":[`, "x: unknown field"},
+		{"empty caption", `"caption":"pull"`, `"caption":""`, "step 2: caption: want 1 to"},
+		{"long caption", `"caption":"pull"`, `"caption":"` + strings.Repeat("x", lesson.MaxCaptionBytes+1) + `"`, "step 2: caption: want 1 to"},
+		{"unknown placeholder", `{now}`, `{tps}`, "step 1: caption: {tps}: not a placeholder"},
+		{"unclosed placeholder", `{now}:`, `{now:`, "step 1: caption: a { without its }"},
+		{"placeholder with a bad arm", `{arm.B.throughput_per_s}`, `{arm.C.throughput_per_s}`, "step 1: caption: {arm.C.throughput_per_s}: the arm is A or B"},
+		{"both at and until", `"at":"1s"`, `"at":"1s","until":{"event":"halt"}`, `step 1: give either "at"`},
+		{"neither", `"at":"1s",`, ``, `step 1: give either "at"`},
+		{"bad moment", `"at":"1s"`, `"at":"1 s"`, "step 1: at: "},
+		{"bad event", `"pull_ipi"`, `"pull"`, `step 2: until.event: "pull" is not one of pull_ipi, donation`},
+		{"bad arm", `"arm":"B","after"`, `"arm":"C","after"`, `step 2: until.arm: "C" is not A or B`},
+		{"zero within", `"within":"1s"`, `"within":"0s"`, "step 2: until.within:"},
+		{"bad knob", `"sched.wake_pull":"1"`, `"sched.wake_pul":"1"`, "step 2: set: sched.wake_pul"},
+		{"bad knob value", `"workload.clients":"64"`, `"workload.clients":"many"`, "set: workload.clients"},
+		{"bad speed", `"speed":"2us"`, `"speed":"fast"`, "step 2: speed:"},
+		{"bad compare", `"set":{"workload`, `"compare":"nope","set":{"workload`, "compare:"},
+		{"two highlight targets", `"cpu":3`, `"cpu":3,"role":"waker"`, `step 1: highlight: give one of`},
+		{"bad role", `"cpu":3`, `"role":"king"`, `step 1: highlight.role: "king" is not`},
+		{"duplicate field", `"title":"t"`, `"title":"t","title":"u"`, "title: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			data := strings.Replace(good, tc.old, tc.new, 1)
+			if data == good {
+				t.Fatalf("the case changes nothing: %q not in the lesson", tc.old)
+			}
+			_, err := lesson.Decode("x", []byte(data))
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("Decode: %v, want an error starting %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := lesson.Decode("good", []byte(good)); err != nil {
+		t.Fatalf("the valid lesson: %v", err)
+	}
+}
+
+// Check names the step that would not run on its scenario.
+func TestCheckErrors(t *testing.T) {
+	tests := []struct {
+		desc, old, new string
+		want           string
+	}{
+		{"no such preset", `"preset":"tpcb-32vcpu"`, `"preset":"nope"`, `step 1: preset: there is no preset "nope"`},
+		{"knob the engine refuses", `"workload.clients":"64"`, `"workload.clients":"100000"`, "step 1: set: workload.clients"},
+		{"no vCPU 40", `"cpu":3`, `"cpu":40`, "step 1: highlight.cpu: the machine has 32 vCPUs"},
+		{"moment past the end", `"at":"1s"`, `"at":"30s"`, "step 1: at: 30s is after the run's end"},
+		{"arm B of one run", `"set":{"workload`, `"compare":"off","set":{"workload`, "step 1: highlight.arm: there is no arm B"},
+		{"arm B in a caption of one run", `"highlight":{"arm":"B","cpu":3}`, `"compare":"off"`, "step 1: caption: {arm.B.throughput_per_s} needs two arms"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			data := strings.Replace(good, tc.old, tc.new, 1)
+			l, err := lesson.Decode("x", []byte(data))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if err := l.Check(presetData); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("Check: %v, want an error starting %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Knobs, compare and speed carry over; a step naming a preset starts afresh.
+func TestSetup(t *testing.T) {
+	l, err := lesson.Decode("x", []byte(`{"version":1,"title":"t","preset":"tpcb-32vcpu","set":{"seed":"3"},"compare":"arms","steps":[
+		{"caption":"a","at":"1s","set":{"workload.clients":"16"},"speed":"2us"},
+		{"caption":"b","at":"2s","set":{"workload.clients":"32","sched.wake_pull":"1"},"compare":"off"},
+		{"caption":"c","at":"1s","preset":"idle-guest","set":{"warmup_ms":"100"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []lesson.Setup{
+		{Preset: "tpcb-32vcpu", Knobs: []urlstate.Knob{{Path: "seed", Value: "3"}, {Path: "workload.clients", Value: "16"}}, Compare: "arms", Speed: "2us"},
+		{Preset: "tpcb-32vcpu", Knobs: []urlstate.Knob{{Path: "seed", Value: "3"}, {Path: "sched.wake_pull", Value: "1"}, {Path: "workload.clients", Value: "32"}}, Compare: "off", Speed: "2us"},
+		{Preset: "idle-guest", Knobs: []urlstate.Knob{{Path: "warmup_ms", Value: "100"}}, Compare: "off", Speed: "2us"},
+	}
+	for i, w := range want {
+		if got := l.Setup(i); !reflect.DeepEqual(got, w) {
+			t.Errorf("step %d: %+v, want %+v", i+1, got, w)
+		}
+	}
+}
+
+// examplesLesson reads a lesson file of examples/lessons.
+func examplesLesson(name string) ([]byte, error) {
+	return fs.ReadFile(lessons.FS, name+".json")
+}

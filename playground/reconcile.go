@@ -1,0 +1,241 @@
+package playground
+
+// Reconciling a URL with the engine: which scenario a fragment (and a shared
+// scenario) asks for, which of its knobs the engine accepts, and the minimal
+// fragment that reproduces the result. Everything here is a function of its
+// arguments alone, so these rules are tested without a Model.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"schedplay/engine"
+	"schedplay/playground/urlstate"
+)
+
+// source is the scenario knob overrides apply to: a preset, or a shared scenario
+// posing as a preset without a name.
+type source struct {
+	preset Preset
+	sc     engine.Scenario // preset decoded
+	// vals reads sc's knob values: a knob set to its source value stays out of the
+	// fragment, which is thus minimal.
+	vals   *knobReader
+	shared bool
+	// published are sc's published figures with their settings in the engine's
+	// form (see publishedFigures).
+	published publishedSet
+}
+
+func newSource(p Preset, sc engine.Scenario, shared bool) source {
+	return source{preset: p, sc: sc, vals: newKnobReader(sc), shared: shared, published: newPublishedSet(sc)}
+}
+
+// setup is the scenario the page shows: a source with knob overrides applied,
+// and the knobs the fragment writes for it.
+type setup struct {
+	src  source
+	base engine.Scenario // src with the knobs applied, before a compared arm's own
+	vals *knobReader     // base's knob values
+	// knobs are the overrides whose values differ from the source's, in
+	// engine.KnobPaths order, so that one setup has one fragment.
+	knobs []urlstate.Knob
+}
+
+// reconcile resolves what a URL asks for, the preset and knobs of a parsed
+// fragment and, for a /s/{id} page, the shared scenario's bytes (nil for none),
+// into the setup to show. Whatever is rejected is named in the returned problems
+// and replaced by its default: a shared scenario that does not decode by the
+// preset the fragment names, a missing or broken preset by the default one (or
+// the engine's default scenario), a knob the engine refuses by the source's
+// value. The setup always decodes, so a page opens whatever its URL.
+func reconcile(presets []Preset, preset string, knobs []urlstate.Knob, shared []byte) (setup, []string) {
+	src, probs := resolveSource(presets, preset, shared)
+	s, knobProbs := applyKnobs(src, knobs)
+	return s, append(probs, knobProbs...)
+}
+
+// resolveSource picks the scenario the knobs apply to: the shared one, else the
+// named preset, else the default preset, else the engine's default scenario.
+func resolveSource(presets []Preset, name string, shared []byte) (source, []string) {
+	var probs []string
+	if shared != nil {
+		sc, err := engine.DecodeScenario(shared)
+		if err == nil {
+			return newSource(Preset{Data: shared}, sc, true), nil
+		}
+		probs = append(probs, "shared scenario: "+err.Error()+"; showing the default preset")
+	}
+	p, sc, ok, prob := usePreset(presets, name)
+	if !ok && name != "" {
+		probs = append(probs, prob)
+		p, sc, ok, prob = usePreset(presets, "")
+	}
+	if !ok {
+		if prob != "" {
+			probs = append(probs, prob)
+		}
+		sc = engine.DefaultScenario()
+		p = Preset{}
+		p.Data, _ = sc.Canonical()
+	}
+	return newSource(p, sc, false), probs
+}
+
+// usePreset finds and decodes a preset ("" for the default), or says why not ("",
+// with ok false, when there is no default preset).
+func usePreset(presets []Preset, name string) (p Preset, sc engine.Scenario, ok bool, problem string) {
+	p, found := findPreset(presets, name)
+	if !found {
+		if name != "" {
+			problem = fmt.Sprintf("preset: there is no preset %q; showing the default", name)
+		}
+		return p, sc, false, problem
+	}
+	sc, err := p.Decode()
+	if err != nil {
+		return p, sc, false, "preset " + p.Name + ": " + err.Error() + "; showing the default"
+	}
+	return p, sc, true, ""
+}
+
+// applyKnobs applies knobs to src and drops, one at a time, each knob the engine
+// rejects, until the rest decode. The knob to drop is the one the error names;
+// when a cross-field rule names a field no knob set, it is the last knob without
+// which the scenario is valid; when no single knob is to blame, every knob goes.
+func applyKnobs(src source, knobs []urlstate.Knob) (setup, []string) {
+	var probs []string
+	for {
+		knobs = clampPinned(knobs, src.vals, false)
+		sc, err := decodeWith(src.preset.Data, knobs)
+		if err == nil {
+			return newSetup(src, sc, knobs), probs
+		}
+		var fe *engine.FieldError
+		bad := -1
+		if errors.As(err, &fe) {
+			bad = knobIndex(knobs, fe.Path)
+		}
+		if bad < 0 {
+			for i := len(knobs) - 1; i >= 0; i-- {
+				if _, err2 := decodeWith(src.preset.Data, slices.Delete(slices.Clone(knobs), i, i+1)); err2 == nil {
+					bad = i
+					break
+				}
+			}
+		}
+		if bad < 0 {
+			probs = append(probs, err.Error()+"; using the preset's values for every knob")
+			sc, _ := decodeWith(src.preset.Data, nil)
+			return newSetup(src, sc, nil), probs
+		}
+		if fe == nil || fe.Path != knobs[bad].Path {
+			probs = append(probs, knobs[bad].Path+": conflicts with the scenario ("+err.Error()+"); using the default")
+		} else {
+			probs = append(probs, knobs[bad].Path+": "+fe.Msg+"; using the default")
+		}
+		knobs = slices.Delete(slices.Clone(knobs), bad, bad+1)
+	}
+}
+
+// withKnob returns the setup with one more knob override (replacing an earlier
+// value of the same knob), or the engine's error and the setup unchanged. Pinned
+// threads move onto a machine given fewer vCPUs (clampPinned).
+func (s setup) withKnob(path, value string) (setup, error) {
+	if _, err := engine.KnobValue(path, value); err != nil {
+		return s, err
+	}
+	knobs := slices.Clone(s.knobs)
+	if i := knobIndex(knobs, path); i >= 0 {
+		knobs[i].Value = value
+	} else {
+		knobs = append(knobs, urlstate.Knob{Path: path, Value: value})
+	}
+	knobs = clampPinned(knobs, s.vals, true)
+	sc, err := decodeWith(s.src.preset.Data, knobs)
+	if err != nil {
+		return s, err
+	}
+	return newSetup(s.src, sc, knobs), nil
+}
+
+// newSetup pairs a decoded scenario with the knobs that produced it, keeping only
+// the knobs whose values differ from the source's, in engine.KnobPaths order.
+func newSetup(src source, base engine.Scenario, knobs []urlstate.Knob) setup {
+	s := setup{src: src, base: base, vals: newKnobReader(base)}
+	for _, path := range engine.KnobPaths() {
+		if knobIndex(knobs, path) < 0 || s.vals.get(path) == src.vals.get(path) {
+			continue
+		}
+		s.knobs = append(s.knobs, urlstate.Knob{Path: path, Value: urlValue(s.vals.get(path))})
+	}
+	return s
+}
+
+// knobIndex is the index of path's knob, or -1.
+func knobIndex(knobs []urlstate.Knob, path string) int {
+	return slices.IndexFunc(knobs, func(k urlstate.Knob) bool { return k.Path == path })
+}
+
+func decodeWith(data []byte, knobs []urlstate.Knob) (engine.Scenario, error) {
+	sets := make([]string, len(knobs))
+	for i, k := range knobs {
+		sets[i] = k.Path + "=" + k.Value
+	}
+	return engine.DecodeScenario(data, sets...)
+}
+
+// urlValue writes booleans as 1/0, the form the fragment uses.
+func urlValue(v string) string {
+	switch v {
+	case "true":
+		return "1"
+	case "false":
+		return "0"
+	}
+	return v
+}
+
+// pinnedKnobs are the knobs that name a CPU a thread is pinned to (the schema's
+// CPUIndex knobs).
+func pinnedKnobs() []string {
+	var out []string
+	for _, k := range engine.Knobs() {
+		if k.CPUIndex {
+			out = append(out, k.Path)
+		}
+	}
+	return out
+}
+
+// clampPinned moves pinned threads onto the machine when the knobs give it fewer
+// vCPUs than the CPU a thread is pinned to in cur (the values the knobs apply to):
+// it adds knobs pinning them to the last vCPU, so a vCPU slider at 1 or a
+// hand-written machine.vcpus=1 works instead of failing on workload.waker_cpu.
+// With fixExplicit (the slider), pins among the knobs move too; without it (a
+// link), an out-of-range pin the link gives is left to fail by name.
+func clampPinned(knobs []urlstate.Knob, cur *knobReader, fixExplicit bool) []urlstate.Knob {
+	i := knobIndex(knobs, "machine.vcpus")
+	if i < 0 {
+		return knobs
+	}
+	n, err := strconv.Atoi(knobs[i].Value)
+	if err != nil || n < 1 {
+		return knobs
+	}
+	out := slices.Clone(knobs)
+	for _, p := range pinnedKnobs() {
+		if j := knobIndex(out, p); j >= 0 {
+			if c, err := strconv.Atoi(out[j].Value); err == nil && c >= n && fixExplicit {
+				out[j].Value = strconv.Itoa(n - 1)
+			}
+			continue
+		}
+		if c, err := strconv.Atoi(cur.get(p)); err == nil && c >= n {
+			out = append(out, urlstate.Knob{Path: p, Value: strconv.Itoa(n - 1)})
+		}
+	}
+	return out
+}

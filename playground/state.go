@@ -1,0 +1,166 @@
+package playground
+
+import (
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"schedplay/engine"
+	"schedplay/view"
+)
+
+// State is what window.schedplay.state() returns: enough for tests and embedding
+// pages to check what the page shows and that a reload reproduces it.
+type State struct {
+	NowNs    int64  `json:"now_ns"`
+	SimTime  string `json:"sim_time"`
+	EndNs    int64  `json:"end_ns"`
+	Playing  bool   `json:"playing"`
+	Done     bool   `json:"done"`
+	Fragment string `json:"fragment"`
+	Preset   string `json:"preset"`
+	Compare  string `json:"compare"`
+	Speed    string `json:"speed"`
+	Theme    string `json:"theme"`
+	Embed    bool   `json:"embed"`
+	// Chart is the over-time chart's metric, a value of Meta.Charts.
+	Chart string `json:"chart"`
+	// Scenario is the base scenario's canonical JSON (before arm overrides).
+	Scenario jsontext.Value `json:"scenario"`
+	// Metrics and CPUs describe the first arm; Arms lists every arm.
+	Metrics  Metrics    `json:"metrics"`
+	CPUs     []CPUState `json:"cpus"`
+	Arms     []ArmState `json:"arms"`
+	Problems []string   `json:"problems"`
+	Message  string     `json:"message"`
+	// Refused is the engine's refusal of the scenario ("" when it runs).
+	Refused string `json:"refused"`
+	// Jump is the run ahead in progress, if any.
+	Jump *JumpUI `json:"jump"`
+	// Runner says where the simulations run: "2 workers", "1 worker", or "none"
+	// when the browser would not start one.
+	Runner string `json:"runner"`
+	// Pending counts the checkpoints asked of the runner and not yet shown: 0
+	// once a pause has settled.
+	Pending int `json:"pending"`
+	Tiles   int `json:"tiles"`
+	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
+	// and embedding pages that point at a vCPU.
+	Boxes    []Box     `json:"boxes"`
+	Selected Selection `json:"selected"`
+	Explain  string    `json:"explain"`
+	Perf     Perf      `json:"perf"`
+}
+
+// Box is one vCPU tile on the canvas.
+type Box struct {
+	Arm int     `json:"arm"`
+	CPU int     `json:"cpu"`
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+	W   float64 `json:"w"`
+}
+
+// ArmState is one arm in State.
+type ArmState struct {
+	Name    string     `json:"name"`
+	Set     []string   `json:"set"`
+	Metrics Metrics    `json:"metrics"`
+	CPUs    []CPUState `json:"cpus"`
+	Anim    Anim       `json:"anim"`
+	// Events is the engine's event count; RunnerMs the runner's time on the
+	// checkpoints shown (wall ms), so events/RunnerMs is the engine's pace.
+	Events   int64   `json:"events"`
+	RunnerMs float64 `json:"runner_ms"`
+}
+
+// Anim counts what the arm is animating: IPIs in the air, fading trails, ghost
+// arcs of IPIs not sent, and sliding migrations.
+type Anim struct {
+	InAir  int `json:"in_air"`
+	Trails int `json:"trails"`
+	Ghosts int `json:"ghosts"`
+	Slides int `json:"slides"`
+}
+
+// Metrics are an arm's running totals since time zero and the engine's results
+// over the measured window.
+type Metrics struct {
+	Completed     int64          `json:"completed"`
+	IPIs          int64          `json:"ipis"`
+	HaltExits     int64          `json:"halt_exits"`
+	Migrations    int64          `json:"migrations"`
+	BusyNs        int64          `json:"busy_ns"`
+	IdleOverNs    int64          `json:"idle_while_overloaded_ns"`
+	SuppressedIPI int64          `json:"suppressed_ipis"`
+	Results       engine.Results `json:"results"`
+}
+
+// CPUState is one vCPU in State.
+type CPUState struct {
+	ID         int    `json:"id"`
+	State      string `json:"state"`
+	Running    int    `json:"running"`
+	Runqueue   int    `json:"runqueue"`
+	Incoming   int    `json:"incoming"`
+	Load       int    `json:"load"`
+	SpinWindow int64  `json:"spin_window"`
+}
+
+// State builds the state() document.
+func (m *Model) State() State {
+	a0 := m.arms[0]
+	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(), Runner: m.runName, Pending: len(m.pipe.pending),
+		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
+		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
+		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}
+	if st.Speed == "" {
+		st.Speed = DefaultSpeed
+	}
+	if data, err := m.setup.base.Canonical(); err == nil {
+		st.Scenario = data
+	}
+	for _, a := range m.arms {
+		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a), Anim: Anim{Slides: len(a.migrations)}, Events: a.events, RunnerMs: a.busyMs}
+		for _, f := range a.flights {
+			switch {
+			case f.ghost:
+				as.Anim.Ghosts++
+			case f.landedMs == 0:
+				as.Anim.InAir++
+			default:
+				as.Anim.Trails++
+			}
+		}
+		for _, c := range a.Snap.CPUs {
+			as.CPUs = append(as.CPUs, CPUState{ID: c.ID, State: c.State.String(), Running: c.Running,
+				Runqueue: len(c.Runqueue), Incoming: len(c.Incoming), Load: c.Load, SpinWindow: c.SpinWindow})
+		}
+		st.Arms = append(st.Arms, as)
+	}
+	st.Metrics, st.CPUs = st.Arms[0].Metrics, st.Arms[0].CPUs
+	for ai, g := range m.lay.grids {
+		st.Tiles += len(g.Tiles)
+		for ci, r := range g.Tiles {
+			s := m.lay.scale
+			st.Boxes = append(st.Boxes, Box{Arm: ai, CPU: ci, X: float64(r.X) / s, Y: float64(r.Y) / s, W: float64(r.W) / s})
+		}
+	}
+	st.Selected, st.Explain = m.sel, m.Explain()
+	return st
+}
+
+func armMetrics(a *Arm) Metrics {
+	l := &a.Snap.Live
+	return Metrics{Completed: l.Completed, IPIs: l.IPIs[0] + l.IPIs[1] + l.IPIs[2], HaltExits: l.HaltExits,
+		Migrations: l.Migrations, BusyNs: l.BusyNs, IdleOverNs: l.IdleOverNs, SuppressedIPI: l.SuppressedIPI,
+		Results: a.Results()}
+}
+
+// StateJSON, UIJSON and MetaJSON encode for the JavaScript bridge.
+func (m *Model) StateJSON() ([]byte, error) { return json.Marshal(m.State()) }
+
+// UIJSON encodes UI.
+func (m *Model) UIJSON() ([]byte, error) { return json.Marshal(m.UI()) }
+
+// MetaJSON encodes Meta.
+func (m *Model) MetaJSON() ([]byte, error) { return json.Marshal(m.Meta()) }

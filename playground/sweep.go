@@ -1,0 +1,172 @@
+package playground
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+
+	"schedplay/engine"
+	"schedplay/playground/runner"
+)
+
+// Sweep runs the scenario across client counts for every arm, for the
+// throughput-vs-clients chart. Its runs are background simulations in the Runner:
+// they get what the live run leaves.
+type Sweep struct {
+	Clients []int
+	Names   []string
+	// Tput[arm][i] is the throughput at Clients[i], NaN until measured.
+	Tput [][]float64
+	// DurationMs and WarmupMs are each point's horizon and warm-up.
+	DurationMs, WarmupMs int64
+	Err                  string
+
+	specs []armSpec
+	base  engine.Scenario
+	// next is the index of the next client count to start; running holds, per
+	// arm, the simulation of the client count before it (0 once measured).
+	next     int
+	running  []runner.ArmID
+	measured int
+}
+
+// Sweep points are shorter than a live run so a sweep finishes in about a minute in
+// the browser; the chart says so.
+const (
+	sweepMaxDurationMs = 4000
+	sweepMaxPoints     = 9
+)
+
+// SweepClients picks the client counts: those with published numbers, plus a
+// ladder around the vCPU count (where the collapse starts), at most
+// sweepMaxPoints, ascending.
+func SweepClients(sc engine.Scenario) []int {
+	set := map[int]bool{}
+	for _, p := range sc.Published {
+		if v, ok := p.Set["workload.clients"]; ok {
+			if n, err := strconv.Atoi(v); err == nil && n >= 1 && n <= engine.MaxClients {
+				set[n] = true
+			}
+		}
+	}
+	v := sc.Machine.VCPUs
+	for _, f := range []float64{0.25, 0.5, 1, 1.5, 2, 3} {
+		if len(set) >= sweepMaxPoints {
+			break
+		}
+		n := int(math.Round(float64(v) * f))
+		if n >= 1 && n <= engine.MaxClients {
+			set[n] = true
+		}
+	}
+	out := slices.Sorted(maps.Keys(set))
+	if len(out) > sweepMaxPoints {
+		out = out[:sweepMaxPoints]
+	}
+	return out
+}
+
+func newSweep(base engine.Scenario, specs []armSpec) *Sweep {
+	sw := &Sweep{Clients: SweepClients(base), specs: specs, base: base, running: make([]runner.ArmID, len(specs))}
+	sw.DurationMs = min(base.DurationMs, sweepMaxDurationMs)
+	sw.WarmupMs = min(base.WarmupMs, sw.DurationMs/4)
+	sw.base.DurationMs, sw.base.WarmupMs = sw.DurationMs, sw.WarmupMs
+	for _, s := range specs {
+		row := make([]float64, len(sw.Clients))
+		for i := range row {
+			row[i] = math.NaN()
+		}
+		sw.Tput = append(sw.Tput, row)
+		name := s.name
+		if name == "" {
+			name = "this run"
+		}
+		sw.Names = append(sw.Names, name)
+	}
+	return sw
+}
+
+// Done reports whether every point is measured (or the sweep failed).
+func (s *Sweep) Done() bool { return s.Err != "" || s.measured >= len(s.Clients)*len(s.specs) }
+
+// Progress returns points measured and total.
+func (s *Sweep) Progress() (int, int) { return s.measured, len(s.Clients) * len(s.specs) }
+
+// stepSweep starts the next client count's runs, one per arm, once the last ones
+// are measured: points go client count by client count, so the lines grow
+// together.
+func (m *Model) stepSweep() {
+	s := m.sweep
+	if s == nil || s.Done() || s.next >= len(s.Clients) || slices.ContainsFunc(s.running, func(id runner.ArmID) bool { return id != 0 }) {
+		return
+	}
+	for ai, spec := range s.specs {
+		set := append(slices.Clone(spec.set), fmt.Sprintf("workload.clients=%d", s.Clients[s.next]))
+		sc, err := s.base.WithKnobs(set...)
+		if err != nil {
+			s.Err = err.Error()
+			m.stopSweep()
+			return
+		}
+		m.lastID++
+		s.running[ai] = m.lastID
+		m.run.Start(m.lastID, sc, true)
+		m.run.Advance(m.lastID, runner.Advance{Seq: 1, ToNs: sc.DurationMs * 1e6, Results: true, Select: runner.NoSelection()})
+	}
+	s.next++
+}
+
+// take records a sweep run's answer: its throughput once it is done.
+func (s *Sweep) take(m *Model, f runner.Frame) {
+	ai := slices.Index(s.running, f.Arm)
+	if ai < 0 || f.Err == "" && !f.Done {
+		return
+	}
+	m.run.Stop(f.Arm)
+	s.running[ai] = 0
+	if f.Err != "" {
+		s.Err = f.Err
+		m.stopSweep()
+		return
+	}
+	s.Tput[ai][s.next-1] = f.Results.ThroughputPerS
+	s.measured++
+}
+
+// dropSweep stops the sweep and forgets it: the scenario it measured changed.
+func (m *Model) dropSweep() {
+	m.stopSweep()
+	m.sweep = nil
+}
+
+// stopSweep stops the sweep's runs (its measured points stay).
+func (m *Model) stopSweep() {
+	if m.sweep == nil {
+		return
+	}
+	for i, id := range m.sweep.running {
+		if id != 0 {
+			m.run.Stop(id)
+			m.sweep.running[i] = 0
+		}
+	}
+}
+
+// StartSweep begins (or restarts) a sweep of the current scenario and arms. A
+// workload without clients (hackbench, idle) has nothing to sweep.
+func (m *Model) StartSweep() {
+	if !m.usesClients(m.setup.base) {
+		return
+	}
+	comp, err := compareOf(m.view, m.setup.base, m.controls)
+	if err != nil {
+		comp.arms = []armSpec{{}}
+	}
+	m.stopSweep()
+	m.sweep = newSweep(m.setup.base, comp.arms)
+}
+
+// SweepState returns the running or finished sweep, or nil.
+func (m *Model) SweepState() *Sweep { return m.sweep }
