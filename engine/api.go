@@ -168,7 +168,8 @@ const (
 	VisState                    // CPU changed state: Arg is the new CPUState, Thread the running thread or -1
 )
 
-// VisEvent is one thing that happened, for animation. Fields unused by a kind are -1.
+// VisEvent is one thing that happened, for animation. CPU, Other and Thread are -1
+// where a kind has none; IPI and Arg are 0 where it has none.
 type VisEvent struct {
 	AtNs   int64
 	Kind   VisKind

@@ -120,5 +120,5 @@ func (s *Sim) migrateCount(t *thread, from, to int) {
 	if from == to {
 		return
 	}
-	s.vis.add(s.now, VisMigrate, 0, from, to, t.id, 0)
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisMigrate, CPU: int32(from), Other: int32(to), Thread: int32(t.id)})
 }

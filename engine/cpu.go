@@ -128,7 +128,7 @@ func (s *Sim) setState(c *cpu, st CPUState) {
 	if c.cur != nil {
 		running = c.cur.id
 	}
-	s.vis.add(s.now, VisState, 0, c.id, -1, running, int(st))
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisState, CPU: int32(c.id), Other: -1, Thread: int32(running), Arg: int32(st)})
 }
 
 // rqInsert queues t on c in run order (ascending vr; ties after equals, FIFO).
@@ -283,7 +283,7 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	}
 	s.setState(c, CPURunning)
 	s.m.queueChanged(s, c)
-	s.vis.add(s.now, VisRun, 0, c.id, -1, t.id, 0)
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisRun, CPU: int32(c.id), Other: -1, Thread: int32(t.id)})
 	s.startSegment(c)
 	c.hystCredit = float64(t.prio * s.hystFactor * c.segScale)
 	if !t.hasStep {
@@ -342,7 +342,7 @@ func (s *Sim) block(c *cpu, delayNs int64) {
 	t.lastRanNs = s.now
 	c.cur = nil
 	c.hystCredit = 0 // hysteresis_run_stop: the borrowed runtime is returned
-	s.vis.add(s.now, VisBlock, 0, c.id, -1, t.id, 0)
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisBlock, CPU: int32(c.id), Other: -1, Thread: int32(t.id)})
 	c.debtNs += delayNs
 	s.pickNext(c)
 }

@@ -31,7 +31,7 @@ func (s *Sim) enterIdle(c *cpu) {
 
 func (s *Sim) startSpin(c *cpu) {
 	s.setState(c, CPUSpinning)
-	s.vis.add(s.now, VisSpin, 0, c.id, -1, -1, int(c.spinWindow))
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisSpin, CPU: int32(c.id), Other: -1, Thread: -1, Arg: int32(c.spinWindow)})
 	c.gen++
 	if len(c.incoming) > 0 {
 		s.at(s.now, evSpinNotice, c.id, 0, c.gen)
@@ -81,7 +81,7 @@ func (s *Sim) spinEnd(c *cpu) {
 	}
 	s.m.halt(s)
 	s.setState(c, CPUHalted)
-	s.vis.add(s.now, VisHalt, 0, c.id, -1, -1, 0)
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisHalt, CPU: int32(c.id), Other: -1, Thread: -1})
 	c.haltStartNs = s.now
 	c.pollEndNs = s.now
 	m := &s.sc.Machine

@@ -155,7 +155,7 @@ func (m *metrics) bucket(s *Sim) *seriesAcc {
 func (m *metrics) complete(s *Sim, latNs int64) {
 	m.live.Completed++
 	m.live.LatencySumNs += latNs
-	s.vis.add(s.now, VisComplete, 0, -1, -1, -1, int(min(latNs/1000, 1<<30)))
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisComplete, CPU: -1, Other: -1, Thread: -1, Arg: int32(min(latNs/1000, 1<<30))})
 	m.bucket(s).completed++
 	for i := range m.win {
 		if w := &m.win[i]; w.contains(s.now) {

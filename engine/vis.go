@@ -25,11 +25,11 @@ func (r *visRing) init(n int) {
 	r.buf = make([]VisEvent, n)
 }
 
-func (r *visRing) add(at int64, k VisKind, ipi IPIKind, cpu, other, thread, arg int) {
+// add records e (when anyone will read it).
+func (r *visRing) add(e VisEvent) {
 	if r.off && r.observe == nil {
 		return
 	}
-	e := VisEvent{AtNs: at, Kind: k, IPI: ipi, CPU: int32(cpu), Other: int32(other), Thread: int32(thread), Arg: int32(arg)}
 	r.buf[r.written&uint64(len(r.buf)-1)] = e
 	r.written++
 	if r.observe != nil {
@@ -89,7 +89,7 @@ func (s *Sim) decide(k DecisionKind, cpu, target, thread int, reason string, val
 	r.buf[slot] = Decision{AtNs: s.now, Kind: k, CPU: int32(cpu),
 		Target: int32(target), Thread: int32(thread), Reason: reason, Value: value}
 	r.written++
-	s.vis.add(s.now, VisDecision, 0, cpu, target, thread, slot)
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisDecision, CPU: int32(cpu), Other: int32(target), Thread: int32(thread), Arg: int32(slot)})
 }
 
 // Decisions appends the retained decision records (oldest first) to dst.

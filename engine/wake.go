@@ -40,7 +40,7 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 	p := s.pol.placeWake(s, t, from, sync)
 	if p.shared {
 		s.decide(DecWakePlace, max(from, 0), -1, t.id, p.reason, 0)
-		s.vis.add(s.now, VisWake, 0, -1, from, t.id, 0)
+		s.vis.add(VisEvent{AtNs: s.now, Kind: VisWake, CPU: -1, Other: int32(from), Thread: int32(t.id)})
 		s.pol.requeue(s, nil, t)
 		return
 	}
@@ -48,7 +48,7 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 		s.migrateCount(t, t.cpu, p.cpu)
 	}
 	t.cpu = p.cpu
-	s.vis.add(s.now, VisWake, 0, p.cpu, from, t.id, 0)
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisWake, CPU: int32(p.cpu), Other: int32(from), Thread: int32(t.id)})
 	tc := s.cpus[p.cpu]
 	s.decide(DecWakePlace, max(from, 0), p.cpu, t.id, p.reason, 0)
 	if p.cpu == from {
@@ -112,7 +112,7 @@ func (s *Sim) sendIPI(from int, c *cpu, kind IPIKind, forThread int) {
 	}
 	s.m.ipi(s, kind)
 	arrive := s.now + costs.IPILatencyNs
-	s.vis.add(s.now, VisIPISend, kind, from, c.id, forThread, int(arrive-s.now))
+	s.vis.add(VisEvent{AtNs: s.now, Kind: VisIPISend, IPI: kind, CPU: int32(from), Other: int32(c.id), Thread: int32(forThread), Arg: int32(arrive - s.now)})
 	s.inflight.add(ipiFlight{kind: kind, from: from, to: c.id, sent: s.now, due: arrive, thread: forThread})
 	s.at(arrive, evIRQ, c.id, int(kind), 0)
 }
@@ -128,7 +128,7 @@ func (s *Sim) raiseIRQ(c *cpu, t *thread, src irqSource) {
 func (s *Sim) irqArrive(c *cpu, src irqSource) {
 	if src <= irqIPIDonate {
 		s.inflight.arrived(c.id, IPIKind(src), s.now)
-		s.vis.add(s.now, VisIPIArrive, IPIKind(src), -1, c.id, -1, 0)
+		s.vis.add(VisEvent{AtNs: s.now, Kind: VisIPIArrive, IPI: IPIKind(src), CPU: -1, Other: int32(c.id), Thread: -1})
 	}
 	if src == irqIPIPull {
 		c.irqWork.pull = true
