@@ -15,14 +15,17 @@ import (
 )
 
 // writeRepo lays out a tiny module shaped like schedplay: engine/, trace/ (the
-// worker's), wasm/ (a main package) and examples/.
+// worker's), view/ and playground/ (the page's), wasm/ (a main package) and
+// examples/.
 func writeRepo(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
 		"go.mod":                "module tiny\n\ngo 1.22\n",
 		"engine/engine.go":      "package engine\n\nfunc Answer() int { return 42 }\n",
-		"wasm/main.go":          "package main\n\nimport \"tiny/engine\"\n\nfunc main() { println(engine.Answer()) }\n",
+		"view/view.go":          "package view\n\nfunc Label(x int) int { return x }\n",
+		"playground/model.go":   "package playground\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/view\"\n)\n\nfunc Shown() int { return view.Label(engine.Answer()) }\n",
+		"wasm/main.go":          "package main\n\nimport \"tiny/playground\"\n\nfunc main() { println(playground.Shown()) }\n",
 		"trace/trace.go":        "package trace\n\nfunc Negate(x int) int { return -x }\n",
 		"wasm/worker/main.go":   "package main\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/trace\"\n)\n\nfunc main() { println(trace.Negate(engine.Answer())) }\n",
 		"examples/default.json": "{}\n",
