@@ -103,12 +103,13 @@ func checkShape(data []byte, withKnobs bool) error {
 		if err == io.EOF {
 			return nil
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return fieldErr("", "malformed JSON: the document ends before it is complete")
-		}
 		if err != nil {
-			msg := strings.TrimPrefix(err.Error(), "jsontext: ")
-			return fieldErr(pointerToPath(string(dec.StackPointer())), "malformed JSON: %s", msg)
+			fe := JSONFieldError(err)
+			if fe.Path == "" && !errors.Is(err, io.ErrUnexpectedEOF) {
+				// The decoder knows where it is even when its error does not say.
+				fe.Path = pointerToPath(string(dec.StackPointer()))
+			}
+			return fe
 		}
 		switch {
 		case first && tok.Kind() != '{':
@@ -124,32 +125,54 @@ func unmarshalStrict(data []byte, sc *Scenario) error {
 	if err == nil {
 		return nil
 	}
-	return jsonFieldError(err)
+	return JSONFieldError(err)
 }
 
-// jsonFieldError rewrites the JSON library's error as a FieldError with a dotted path.
-func jsonFieldError(err error) error {
+// JSONFieldError rewrites an error of the JSON library (json.Unmarshal with
+// RejectUnknownMembers, or jsontext) as a *FieldError naming the member at
+// fault by its dotted path ("steps.2.highlight.cpu"), with a message for the
+// person who wrote the document: "unknown field (the fields here are ...)",
+// "want a whole number, not a string", "1.5 is not a whole number", "the field
+// appears twice". Every scenario and lesson decoder reports its JSON errors so.
+// Values and paths from the input are cut short, so a message never echoes an
+// unbounded input. A nil err gives nil.
+func JSONFieldError(err error) *FieldError {
+	if err == nil {
+		return nil
+	}
 	var serr *json.SemanticError
 	if errors.As(err, &serr) {
 		path := pointerToPath(string(serr.JSONPointer))
 		switch {
 		case serr.Err != nil && strings.Contains(serr.Err.Error(), "unknown object member"):
-			return fieldErr(path, "unknown field")
+			return &FieldError{Path: path, Msg: "unknown field" + knownFields(serr.GoType)}
 		case serr.GoType != nil && serr.JSONKind == '0' && len(serr.JSONValue) > 0:
-			return fieldErr(path, "%s %s", quoteBounded(string(serr.JSONValue)), numberProblem(string(serr.JSONValue), serr.GoType))
+			v := string(serr.JSONValue)
+			return &FieldError{Path: path, Msg: quoteBounded(v) + " " + numberProblem(v, serr.GoType)}
 		case serr.GoType != nil && serr.JSONKind != 0:
-			return fieldErr(path, "want %s, not %s", goTypeName(serr.GoType), kindName(serr.JSONKind))
+			return &FieldError{Path: path, Msg: "want " + goTypeName(serr.GoType) + ", not " + kindName(serr.JSONKind)}
 		case serr.Err != nil:
-			return fieldErr(path, "%v", serr.Err)
+			return &FieldError{Path: path, Msg: serr.Err.Error()}
 		}
-		return fieldErr(path, "invalid value")
+		return &FieldError{Path: path, Msg: "invalid value"}
 	}
 	var sxerr *jsontext.SyntacticError
-	if errors.As(err, &sxerr) {
-		return fieldErr(pointerToPath(string(sxerr.JSONPointer)), "malformed JSON at byte %d: %v", sxerr.ByteOffset, sxerr.Err)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &FieldError{Msg: "malformed JSON: the document ends before it is complete"}
+	case errors.As(err, &sxerr):
+		path := pointerToPath(string(sxerr.JSONPointer))
+		if strings.Contains(sxerr.Err.Error(), "duplicate object member") {
+			return &FieldError{Path: path, Msg: "the field appears twice: give it once"}
+		}
+		return &FieldError{Path: path, Msg: fmt.Sprintf("malformed JSON: %v (at byte %d)", sxerr.Err, sxerr.ByteOffset)}
 	}
-	return fieldErr("", "malformed JSON: %v", err)
+	return &FieldError{Msg: "malformed JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")}
 }
+
+// maxPathBytes bounds a path taken from the input (an unknown member's name, a
+// syntax error deep in nested arrays) as a message shows it.
+const maxPathBytes = 120
 
 func pointerToPath(p string) string {
 	p = strings.TrimPrefix(p, "/")
@@ -158,9 +181,37 @@ func pointerToPath(p string) string {
 	}
 	parts := strings.Split(p, "/")
 	for i, s := range parts {
-		parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+		parts[i] = quoteBounded(strings.NewReplacer("~1", "/", "~0", "~").Replace(s))
 	}
-	return strings.Join(parts, ".")
+	return quoteBoundedTo(strings.Join(parts, "."), maxPathBytes)
+}
+
+// knownFields lists, for a message about an unknown member of a struct of type
+// t, the members it has: " (the fields here are a, b, c)", or "" when t is not a
+// struct.
+func knownFields(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return ""
+	}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+		case name == "":
+			names = append(names, f.Name)
+		default:
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (the fields here are " + strings.Join(names, ", ") + ")"
 }
 
 // kindName names a JSON kind with its article, as messages use it.
@@ -182,47 +233,75 @@ func kindName(k jsontext.Kind) string {
 	return "a JSON value"
 }
 
-// numberProblem says why a JSON number does not fit a numeric field.
+// numberProblem says why a JSON number v does not fit a numeric field of type t.
 func numberProblem(v string, t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var unsigned bool
+	switch t.Kind() {
+	case reflect.Float64, reflect.Float32:
+		return "is out of range for a number"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Int16, reflect.Int8:
+	case reflect.Uint, reflect.Uint64, reflect.Uint32, reflect.Uint16, reflect.Uint8:
+		unsigned = true
+	default:
+		return "is not " + goTypeName(t)
+	}
+	bits := t.Bits()
+	lo, hi := strconv.FormatInt(math.MinInt64>>(64-bits), 10), strconv.FormatInt(math.MaxInt64>>(64-bits), 10)
+	limit := math.Ldexp(1, bits-1) // the magnitude just out of range
+	if unsigned {
+		lo, hi = "0", strconv.FormatUint(math.MaxUint64>>(64-bits), 10)
+		limit = math.Ldexp(1, bits)
+	}
 	f, err := strconv.ParseFloat(v, 64)
 	switch {
-	case err != nil:
-		return "is out of range for a number"
-	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32:
-		return "does not fit " + goTypeName(t)
-	case f != math.Trunc(f):
-		return "is not a whole number; want " + goTypeName(t)
-	case f < 0 && (t.Kind() == reflect.Uint64 || t.Kind() == reflect.Uint):
-		return "is negative; want " + goTypeName(t)
+	case err == nil && f != math.Trunc(f):
+		return "is not a whole number"
+	case unsigned && f < 0:
+		return "is negative: want a whole number from 0 to " + hi
+	case err != nil || f >= limit || f < -limit:
+		return "is out of range: want a whole number from " + lo + " to " + hi
 	}
-	return "is out of range for " + goTypeName(t)
+	// A whole number in range that the field still refuses is written with a
+	// fraction, an exponent or a sign (1.0, 1e3, -0).
+	if f == 0 {
+		f = 0 // not -0
+	}
+	return "is not in plain digits: write " + strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // quoteBounded is a value from the input as a message shows it (the caller
 // quotes it), cut short if long, so an error never echoes an unbounded input.
-func quoteBounded(s string) string {
-	const max = 40
+func quoteBounded(s string) string { return quoteBoundedTo(s, 40) }
+
+func quoteBoundedTo(s string, max int) string {
 	if len(s) > max {
 		return s[:max] + "..."
 	}
 	return s
 }
 
+// goTypeName names what a field of type t takes, with its article, in words for
+// people (a whole number rather than an int64).
 func goTypeName(t reflect.Type) string {
 	switch t.Kind() {
+	case reflect.Pointer:
+		return goTypeName(t.Elem())
 	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Uint64, reflect.Uint, reflect.Uint32:
-		return "a non-negative integer"
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Int16, reflect.Int8:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint64, reflect.Uint32, reflect.Uint16, reflect.Uint8:
+		return "a whole number, 0 or more"
 	case reflect.Float64, reflect.Float32:
 		return "a number"
 	case reflect.String:
 		return "a string"
 	case reflect.Struct, reflect.Map:
 		return "an object"
-	case reflect.Slice:
+	case reflect.Slice, reflect.Array:
 		return "an array"
 	}
 	return t.String()
@@ -236,7 +315,7 @@ func applyKnobs(data []byte, sets []string) ([]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		doc = map[string]any{}
 	} else if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, jsonFieldError(err)
+		return nil, JSONFieldError(err)
 	}
 	if doc == nil {
 		doc = map[string]any{}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json"
 )
 
 func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
@@ -18,8 +20,8 @@ func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
 		{"zero vcpus", `{"version":1,"machine":{"vcpus":0}}`, nil, "machine.vcpus", "0 is below the minimum 1"},
 		{"too many vcpus", `{"version":1,"machine":{"vcpus":129}}`, nil, "machine.vcpus", "above the maximum 128"},
 		{"unknown member", `{"version":1,"machine":{"vcpu":4}}`, nil, "machine.vcpu", "unknown field"},
-		{"wrong type", `{"version":1,"workload":{"clients":"many"}}`, nil, "workload.clients", "want an integer, not a string"},
-		{"fraction for integer", `{"version":1,"workload":{"clients":1.5}}`, nil, "workload.clients", "1.5 is not a whole number; want an integer"},
+		{"wrong type", `{"version":1,"workload":{"clients":"many"}}`, nil, "workload.clients", "want a whole number, not a string"},
+		{"fraction for integer", `{"version":1,"workload":{"clients":1.5}}`, nil, "workload.clients", "1.5 is not a whole number"},
 		{"missing version", `{}`, nil, "version", "not supported"},
 		{"future version", `{"version":2}`, nil, "version", "not supported"},
 		{"bad platform", `{"version":1,"machine":{"platform":"xen"}}`, nil, "machine.platform", "not one of"},
@@ -34,7 +36,7 @@ func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
 		{"malformed JSON", `{"version":1,`, nil, "", "malformed JSON: the document ends before it is complete"},
 		{"hex number", `{"version":1,"seed": 0x10}`, nil, "seed", "malformed JSON: invalid character 'x'"},
 		{"number out of range", `{"version":1,"workload":{"service":{"mean_us":1e309}}}`, nil, "workload.service.mean_us", "1e309 is out of range for a number"},
-		{"negative seed", `{"version":1,"seed":-1}`, nil, "seed", "-1 is negative; want a non-negative integer"},
+		{"negative seed", `{"version":1,"seed":-1}`, nil, "seed", "-1 is negative: want a whole number from 0 to 18446744073709551615"},
 		{"null object", `{"version":1,"machine":null}`, nil, "machine", "null is not allowed"},
 		{"null value", `{"version":1,"workload":{"clients":null}}`, nil, "workload.clients", "null is not allowed"},
 		{"null document", `null`, nil, "", "must be a JSON object, not null"},
@@ -192,7 +194,8 @@ func TestGetSetRoundTrip(t *testing.T) {
 }
 
 // FuzzDecodeScenario: any input either decodes to a scenario that validates and
-// round-trips, or fails with a FieldError; it never panics.
+// round-trips, or fails with a FieldError; it never panics. A decoded scenario's
+// arms resolve to scenarios that validate, or fail with a FieldError.
 func FuzzDecodeScenario(f *testing.F) {
 	for _, name := range []string{"tpcb-32vcpu", "pgbench-ro", "durable-write", "idle-guest"} {
 		data, err := examples().ReadFile(name + ".json")
@@ -204,6 +207,7 @@ func FuzzDecodeScenario(f *testing.F) {
 	f.Add([]byte(`{"version":1}`), "machine.vcpus=0")
 	f.Add([]byte(`{"version":1,"machine":{"vcpus":1e400}}`), "")
 	f.Add([]byte(`{"version":1,"arms":[{"name":"x","set":{"a.b":"c"}}]}`), "sched.wake_pull=yes")
+	f.Add([]byte(`{"version":1,"workload":{"waker_cpu":3},"arms":[{"name":"x","set":{"machine.vcpus":"2"}},{"name":"y","set":{}}]}`), "seed=2")
 	f.Fuzz(func(t *testing.T, data []byte, knob string) {
 		var sets []string
 		if knob != "" {
@@ -227,5 +231,97 @@ func FuzzDecodeScenario(f *testing.F) {
 		if _, err := DecodeScenario(c); err != nil {
 			t.Fatalf("canonical form rejected: %v\n%s", err, c)
 		}
+		arms, err := sc.ArmScenarios()
+		if err != nil {
+			if _, ok := err.(*FieldError); !ok {
+				t.Fatalf("arm error %v is not a FieldError", err)
+			}
+			return
+		}
+		for _, a := range arms {
+			if err := a.Scenario.Validate(); err != nil {
+				t.Fatalf("arm %q does not validate: %v", a.Name, err)
+			}
+		}
 	})
+}
+
+// TestJSONFieldError: the JSON library's errors become FieldErrors with the
+// dotted path and a message for people, whatever the document decodes into
+// (the lesson decoder shares this).
+func TestJSONFieldError(t *testing.T) {
+	type inner struct {
+		CPU   *int   `json:"cpu,omitzero"`
+		Small int8   `json:"small"`
+		Quiet string `json:"-"`
+	}
+	type doc struct {
+		N     int               `json:"n"`
+		U     uint64            `json:"u"`
+		F     float64           `json:"f"`
+		S     string            `json:"s"`
+		B     bool              `json:"b"`
+		M     map[string]string `json:"m"`
+		Steps []inner           `json:"steps"`
+		Plain int
+	}
+	tests := []struct {
+		desc, in      string
+		wantPath      string
+		wantMsg       string // the whole message
+		wantMsgPrefix bool   // wantMsg is only its beginning
+	}{
+		{desc: "unknown field, with the fields there are", in: `{"nn":1}`, wantPath: "nn",
+			wantMsg: "unknown field (the fields here are n, u, f, s, b, m, steps, Plain)"},
+		{desc: "unknown field deep in a list", in: `{"steps":[{},{"cpux":1}]}`, wantPath: "steps.1.cpux",
+			wantMsg: "unknown field (the fields here are cpu, small)"},
+		{desc: "a string for a whole number", in: `{"n":"3"}`, wantPath: "n", wantMsg: "want a whole number, not a string"},
+		{desc: "a string for a pointer to one", in: `{"steps":[{"cpu":"3"}]}`, wantPath: "steps.0.cpu", wantMsg: "want a whole number, not a string"},
+		{desc: "a fraction", in: `{"steps":[{"cpu":1.5}]}`, wantPath: "steps.0.cpu", wantMsg: "1.5 is not a whole number"},
+		{desc: "an exponent", in: `{"n":1e3}`, wantPath: "n", wantMsg: "1e3 is not in plain digits: write 1000"},
+		{desc: "minus zero", in: `{"u":-0}`, wantPath: "u", wantMsg: "-0 is not in plain digits: write 0"},
+		{desc: "negative for a count", in: `{"u":-2}`, wantPath: "u", wantMsg: "-2 is negative: want a whole number from 0 to 18446744073709551615"},
+		{desc: "too large for a small type", in: `{"steps":[{"small":200}]}`, wantPath: "steps.0.small",
+			wantMsg: "200 is out of range: want a whole number from -128 to 127"},
+		{desc: "too large for any", in: `{"n":1e30}`, wantPath: "n", wantMsg: "1e30 is out of range: want a whole number from -9223372036854775808 to 9223372036854775807"},
+		{desc: "out of range for a number", in: `{"f":1e400}`, wantPath: "f", wantMsg: "1e400 is out of range for a number"},
+		{desc: "a long number is cut short", in: `{"n":0.` + strings.Repeat("5", 100) + `}`, wantPath: "n",
+			wantMsg: "0." + strings.Repeat("5", 38) + "... is not a whole number"},
+		{desc: "a number for a boolean", in: `{"b":1}`, wantPath: "b", wantMsg: "want true or false, not a number"},
+		{desc: "a number for a string in a map", in: `{"m":{"a.b":3}}`, wantPath: "m.a.b", wantMsg: "want a string, not a number"},
+		{desc: "an array for an object", in: `{"m":[]}`, wantPath: "m", wantMsg: "want an object, not an array"},
+		{desc: "an object for a list", in: `{"steps":{}}`, wantPath: "steps", wantMsg: "want an array, not an object"},
+		{desc: "the document is not an object", in: `[1]`, wantPath: "", wantMsg: "want an object, not an array"},
+		{desc: "a duplicate field", in: `{"s":"a","s":"b"}`, wantPath: "s", wantMsg: "the field appears twice: give it once"},
+		{desc: "malformed", in: `{"s":"a",}`, wantPath: "", wantMsg: "malformed JSON: invalid character", wantMsgPrefix: true},
+		{desc: "cut short", in: `{"s":"a"`, wantPath: "", wantMsg: "malformed JSON: the document ends before it is complete"},
+		{desc: "escaped pointer tokens", in: `{"a~b/c":1}`, wantPath: "a~b/c", wantMsg: "unknown field", wantMsgPrefix: true},
+		{desc: "a long unknown name is cut short", in: `{"` + strings.Repeat("y", 1000) + `":1}`,
+			wantPath: strings.Repeat("y", 40) + "...", wantMsg: "unknown field", wantMsgPrefix: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			var d doc
+			err := json.Unmarshal([]byte(tc.in), &d, json.RejectUnknownMembers(true))
+			if err == nil {
+				t.Fatal("the document decodes")
+			}
+			fe := JSONFieldError(err)
+			if fe.Path != tc.wantPath {
+				t.Errorf("path %q, want %q (%v)", fe.Path, tc.wantPath, fe)
+			}
+			if got := fe.Msg; got != tc.wantMsg && !(tc.wantMsgPrefix && strings.HasPrefix(got, tc.wantMsg)) {
+				t.Errorf("message %q, want %q", got, tc.wantMsg)
+			}
+		})
+	}
+	if JSONFieldError(nil) != nil {
+		t.Error("no error should give no FieldError")
+	}
+	long := strings.Repeat(`[`, 200) + `}`
+	var v any
+	fe := JSONFieldError(json.Unmarshal([]byte(long), &v))
+	if len(fe.Path) != maxPathBytes+len("...") || !strings.HasPrefix(fe.Msg, "malformed JSON") {
+		t.Errorf("a syntax error 200 levels deep: path of %d bytes, message %q", len(fe.Path), fe.Msg)
+	}
 }

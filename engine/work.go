@@ -86,22 +86,26 @@ func maxTxnPerS(sc Scenario) float64 {
 }
 
 // CheckRunnable is CheckWork for sc and for each of its arms (a compare runs
-// them all); an arm's refusal keeps the knob's path and names the arm.
+// them all), resolved by ArmScenarios; an arm's refusal keeps the knob's path
+// and names the arm.
 func CheckRunnable(sc Scenario) error {
 	if err := CheckWork(sc); err != nil {
 		return err
 	}
-	for i, a := range sc.Arms {
-		armSc, err := sc.WithKnobs(a.sets()...)
-		if err != nil {
-			return fieldErr(pathIndex("arms", i, "set"), "%v", err)
-		}
-		if err := CheckWork(armSc); err != nil {
+	if len(sc.Arms) == 0 {
+		return nil // sc is its only arm
+	}
+	arms, err := sc.ArmScenarios()
+	if err != nil {
+		return err
+	}
+	for _, a := range arms {
+		if err := CheckWork(a.Scenario); err != nil {
 			var fe *FieldError
 			if !errors.As(err, &fe) {
-				return fmt.Errorf("arm %q: %w", a.Name, err)
+				return fmt.Errorf("arm %s: %w", quoteArm(a.Name), err)
 			}
-			return fieldErr(fe.Path, "arm %q: %s", a.Name, fe.Msg)
+			return fieldErr(fe.Path, "arm %s: %s", quoteArm(a.Name), fe.Msg)
 		}
 	}
 	return nil
