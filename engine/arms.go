@@ -5,6 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Resolving a scenario's arms. A compare view, a share preview, a sweep, the
@@ -43,7 +46,7 @@ func (sc Scenario) ArmScenarios() ([]ArmScenario, error) {
 	for i, a := range sc.Arms {
 		for _, k := range slices.Sorted(maps.Keys(a.Set)) {
 			if _, err := KnobValue(k, a.Set[k]); err != nil {
-				return nil, armErr(i, a, k, "%s", fieldMsg(err))
+				return nil, armErr(i, a, k, ": "+fieldMsg(err))
 			}
 		}
 	}
@@ -77,24 +80,38 @@ func (sc Scenario) conflict(i int, err error) error {
 		return fieldErr(pathIndex("arms", i, "set"), "arm %s: %v", quoteArm(a.Name), fieldMsg(err))
 	}
 	if _, ok := a.Set[fe.Path]; ok {
-		return armErr(i, a, fe.Path, "%s", fe.Msg)
+		return armErr(i, a, fe.Path, ": "+fe.Msg)
 	}
 	keys := slices.Sorted(maps.Keys(a.Set))
 	for _, k := range keys {
 		rest := maps.Clone(a.Set)
 		delete(rest, k)
 		if _, err := sc.WithKnobs(Arm{Set: rest}.sets()...); err == nil || len(keys) == 1 {
-			return armErr(i, a, k, "%s=%s conflicts with the scenario: %v", k, quoteBounded(a.Set[k]), fe)
+			return armErr(i, a, k, ", which conflicts with the scenario: "+fe.Error())
 		}
 	}
 	return fieldErr(pathIndex("arms", i, "set"), "arm %s: its overrides together conflict with the scenario: %v", quoteArm(a.Name), fe)
 }
 
-// armErr is a problem with override key of arm i, naming the arm.
-func armErr(i int, a Arm, key, format string, args ...any) error {
-	fe := fieldErr(pathIndex("arms", i, "set."+key), format, args...).(*FieldError)
-	fe.Msg = "arm " + quoteArm(a.Name) + ": " + fe.Msg
-	return fe
+// armErr is a problem with override key of arm i, rest what is wrong (from
+// its punctuation on). The message names the arm and the override, so that it
+// reads whole where the path is not shown (a page's compare picker, a lesson).
+func armErr(i int, a Arm, key, rest string) error {
+	return &FieldError{Path: pathIndex("arms", i, "set."+key),
+		Msg: "arm " + quoteArm(a.Name) + " sets " + plain(key) + "=" + plain(a.Set[key]) + rest}
+}
+
+// plain is a knob path or value from the input as a message shows it: as it is
+// when it reads so, quoted when it holds spaces, quotes or what does not print,
+// and cut short if long.
+func plain(s string) string {
+	odd := !utf8.ValidString(s) || s == "" || strings.ContainsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '"' || !unicode.IsPrint(r)
+	})
+	if odd {
+		return strconv.Quote(quoteBounded(s))
+	}
+	return quoteBounded(s)
 }
 
 // quoteArm is an arm's name as a message quotes it, cut short if long.

@@ -70,24 +70,26 @@ func TestArmScenarios(t *testing.T) {
 		{desc: "an arm with no overrides", sc: withArms(Arm{Name: "as is"}), wantNames: []string{"as is"}, wantSets: [][]string{nil}},
 		{desc: "too many arms", sc: withArms(nine...), wantPath: "arms", wantMsg: []string{"9 arms, above the limit 8"}},
 		{desc: "an unknown knob", sc: withArms(Arm{Name: "a"}, Arm{Name: "b", Set: set("machine.vcpu=4")}),
-			wantPath: "arms.1.set.machine.vcpu", wantMsg: []string{`arm "b": `, "unknown knob"}},
+			wantPath: "arms.1.set.machine.vcpu", wantMsg: []string{`arm "b" sets machine.vcpu=4: unknown knob`}},
 		{desc: "a value the knob does not take", sc: withArms(Arm{Name: "maybe", Set: set("sched.wake_pull=maybe")}),
-			wantPath: "arms.0.set.sched.wake_pull", wantMsg: []string{`arm "maybe": "maybe" is not a boolean`}},
+			wantPath: "arms.0.set.sched.wake_pull", wantMsg: []string{`arm "maybe" sets sched.wake_pull=maybe: "maybe" is not a boolean`}},
 		{desc: "a value out of the knob's range", sc: withArms(Arm{Name: "big", Set: set("machine.vcpus=129")}),
-			wantPath: "arms.0.set.machine.vcpus", wantMsg: []string{`arm "big": 129 is above the maximum 128`}},
+			wantPath: "arms.0.set.machine.vcpus", wantMsg: []string{`arm "big" sets machine.vcpus=129: 129 is above the maximum 128`}},
 		{desc: "a vCPU index above machine.vcpus", sc: withArms(Arm{Name: "far", Set: set("workload.waker_cpu=40")}),
-			wantPath: "arms.0.set.workload.waker_cpu", wantMsg: []string{`arm "far": 40 is above the maximum 31`}},
+			wantPath: "arms.0.set.workload.waker_cpu", wantMsg: []string{`arm "far" sets workload.waker_cpu=40: 40 is above the maximum 31`}},
 		{desc: "fewer vCPUs than a pinned thread needs: the override is named", sc: modified(pinned, func(sc *Scenario) {
 			sc.Arms = []Arm{{Name: "small", Set: set("machine.vcpus=2", "seed=9")}}
 		}), wantPath: "arms.0.set.machine.vcpus",
-			wantMsg: []string{`arm "small": machine.vcpus=2 conflicts with the scenario: workload.waker_cpu: 3 is above the maximum 1`}},
+			wantMsg: []string{`arm "small" sets machine.vcpus=2, which conflicts with the scenario: workload.waker_cpu: 3 is above the maximum 1`}},
 		{desc: "overrides that conflict only together: the arm is named", sc: modified(idle, func(sc *Scenario) {
 			sc.Arms = []Arm{{Name: "both", Set: set("machine.vcpus=2", "workload.kind=request_server")}}
 		}), wantPath: "arms.0.set", wantMsg: []string{`arm "both": its overrides together conflict with the scenario`}},
 		{desc: "a bad scenario is named as itself, not as an arm", sc: modified(withArms(Arm{Name: "a"}), func(sc *Scenario) { sc.Machine.VCPUs = 0 }),
 			wantPath: "machine.vcpus", wantMsg: []string{"0 is below the minimum 1"}},
 		{desc: "a long arm name is cut short", sc: withArms(Arm{Name: strings.Repeat("x", 500), Set: set("seed=x")}),
-			wantPath: "arms.0.set.seed", wantMsg: []string{`arm "` + strings.Repeat("x", 40) + `...": `}},
+			wantPath: "arms.0.set.seed", wantMsg: []string{`arm "` + strings.Repeat("x", 40) + `..." sets seed=x: `}},
+		{desc: "an odd value is quoted", sc: withArms(Arm{Name: "a", Set: set("machine.platform=kvm \n")}),
+			wantPath: "arms.0.set.machine.platform", wantMsg: []string{`arm "a" sets machine.platform="kvm \n": `}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
