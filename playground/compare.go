@@ -6,7 +6,6 @@ package playground
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -14,15 +13,11 @@ import (
 	"schedplay/playground/urlstate"
 )
 
-// armSpec is an arm before it is built: its name and knob overrides.
-type armSpec struct {
-	name string
-	set  []string
-}
-
 // comparison is a compare setting resolved against a base scenario.
 type comparison struct {
-	arms []armSpec
+	// arms are the arms compared (none for one run), named for the page; resolve
+	// turns them into the scenarios the stage runs.
+	arms []engine.Arm
 	// label names what is compared ("pull off ↔ pull on"); "" for one run.
 	label string
 }
@@ -30,52 +25,49 @@ type comparison struct {
 // compareMode resolves the default compare mode: the scenario's arms when it has
 // two or more, otherwise off.
 func compareMode(v urlstate.View, base engine.Scenario) string {
-	if v.Compare != urlstate.CompareDefault {
-		return v.Compare
-	}
-	if len(base.Arms) >= 2 {
-		return urlstate.CompareArms
-	}
-	return urlstate.CompareOff
+	return urlstate.CompareMode(v.Compare, base)
 }
 
 // compareOf lists the arms v's compare setting asks for on base, or says why
 // base cannot be compared that way. controls name and format a compared knob.
 func compareOf(v urlstate.View, base engine.Scenario, controls []Control) (comparison, error) {
+	arms, err := urlstate.ComparedArms(v.Compare, v.CompareA, v.CompareB, base)
+	if err != nil {
+		return comparison{}, fmt.Errorf("compare: %v; showing one run", err)
+	}
 	switch mode := compareMode(v, base); mode {
 	case urlstate.CompareOff:
-		return comparison{arms: []armSpec{{}}}, nil
+		return comparison{}, nil
 	case urlstate.CompareArms:
-		if len(base.Arms) < 2 {
-			return comparison{}, errors.New("compare: this scenario has no arms to compare; showing one run")
-		}
-		var out []armSpec
-		for _, a := range base.Arms[:2] {
-			var set []string
-			for _, k := range slices.Sorted(maps.Keys(a.Set)) {
-				set = append(set, k+"="+a.Set[k])
-			}
-			out = append(out, armSpec{a.Name, set})
-		}
-		return comparison{arms: out, label: out[0].name + " ↔ " + out[1].name}, nil
+		return comparison{arms: arms, label: arms[0].Name + " ↔ " + arms[1].Name}, nil
 	default:
 		ctl := findControl(controls, mode)
-		label := mode
-		if ctl != nil {
-			label = ctl.Label
+		if ctl == nil {
+			return comparison{arms: arms, label: mode + " " + v.CompareA + " ↔ " + v.CompareB}, nil
 		}
-		name := func(val string) string {
-			if ctl != nil {
-				return label + " " + ctl.format(canonicalKnob(mode, val))
-			}
-			return mode + "=" + val
+		for i, val := range []string{v.CompareA, v.CompareB} {
+			arms[i].Name = ctl.Label + " " + shortVal(ctl, mode, val)
 		}
-		return comparison{
-			arms: []armSpec{{name(v.CompareA), []string{mode + "=" + v.CompareA}},
-				{name(v.CompareB), []string{mode + "=" + v.CompareB}}},
-			label: label + " " + shortVal(ctl, mode, v.CompareA) + " ↔ " + shortVal(ctl, mode, v.CompareB),
-		}, nil
+		return comparison{arms: arms,
+			label: ctl.Label + " " + shortVal(ctl, mode, v.CompareA) + " ↔ " + shortVal(ctl, mode, v.CompareB)}, nil
 	}
+}
+
+// resolve is the comparison's arms on base as the engine resolves them (one
+// arm, base itself, for one run), or why the engine cannot run them.
+func (c comparison) resolve(base engine.Scenario) ([]engine.ArmScenario, error) {
+	base.Arms = c.arms
+	arms, err := base.ArmScenarios()
+	if err != nil {
+		// The message names the arm and its override; the path (arms.N.set...)
+		// would name arms the page's user never wrote.
+		msg := err.Error()
+		if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
+			msg = fe.Msg
+		}
+		return nil, fmt.Errorf("compare: %s; showing one run", msg)
+	}
+	return arms, nil
 }
 
 func shortVal(ctl *Control, path, v string) string {

@@ -156,29 +156,23 @@ func (m *Model) rebuild() {
 	comp, err := compareOf(m.view, m.setup.base, m.controls)
 	if err != nil {
 		m.problems = append(m.problems, err.Error())
-		comp = comparison{arms: []armSpec{{}}}
+		comp = comparison{}
 		m.view.Compare, m.view.CompareA, m.view.CompareB = "", "", ""
+	}
+	arms, err := comp.resolve(m.setup.base)
+	if err != nil {
+		// A comparison the engine cannot run (say compare=workload.waker_cpu:0,40):
+		// report it and fall back to the base scenario alone.
+		m.problems = append(m.problems, err.Error())
+		comp = comparison{}
+		m.view.Compare, m.view.CompareA, m.view.CompareB = urlstate.CompareOff, "", ""
+		arms = []engine.ArmScenario{{Scenario: m.setup.base}}
 	}
 	m.arms = m.arms[:0]
 	m.armTitle = m.armTitle[:0]
-	for i, s := range comp.arms {
-		sc, err := m.setup.base.WithKnobs(s.set...)
-		if err == nil {
-			m.arms = append(m.arms, m.newArm(s.name, s.set, sc))
-			m.armTitle = append(m.armTitle, armTitle(i, len(comp.arms), s.name, sc))
-			continue
-		}
-		// A comparison the engine cannot run (say compare=machine.vcpus:4,1000):
-		// report it and fall back to the base scenario alone.
-		m.problems = append(m.problems, "compare: "+err.Error()+"; showing one run")
-		for _, a := range m.arms {
-			m.run.Stop(a.id)
-		}
-		m.arms, m.armTitle, comp.label = m.arms[:0], m.armTitle[:0], ""
-		m.view.Compare, m.view.CompareA, m.view.CompareB = urlstate.CompareOff, "", ""
-		m.arms = append(m.arms, m.newArm("", nil, m.setup.base))
-		m.armTitle = append(m.armTitle, armTitle(0, 1, "", m.setup.base))
-		break
+	for i, a := range arms {
+		m.arms = append(m.arms, m.newArm(a.Name, a.Sets, a.Scenario))
+		m.armTitle = append(m.armTitle, armTitle(i, len(arms), a.Name, a.Scenario))
 	}
 	m.cmpLabel = comp.label
 	m.compareOpts = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))

@@ -1,7 +1,6 @@
 package playground
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -23,8 +22,10 @@ type Sweep struct {
 	DurationMs, WarmupMs int64
 	Err                  string
 
-	specs []armSpec
-	base  engine.Scenario
+	// arms are the lines' arms (one without overrides for a single run), each
+	// point resolves them with the point's client count.
+	arms []engine.Arm
+	base engine.Scenario
 	// next is the index of the next client count to start; running holds, per
 	// arm, the simulation of the client count before it (0 once measured).
 	next     int
@@ -68,18 +69,21 @@ func SweepClients(sc engine.Scenario) []int {
 	return out
 }
 
-func newSweep(base engine.Scenario, specs []armSpec) *Sweep {
-	sw := &Sweep{Clients: SweepClients(base), specs: specs, base: base, running: make([]runner.ArmID, len(specs))}
+func newSweep(base engine.Scenario, arms []engine.Arm) *Sweep {
+	if len(arms) == 0 {
+		arms = []engine.Arm{{}} // a single run is one line
+	}
+	sw := &Sweep{Clients: SweepClients(base), arms: arms, base: base, running: make([]runner.ArmID, len(arms))}
 	sw.DurationMs = min(base.DurationMs, sweepMaxDurationMs)
 	sw.WarmupMs = min(base.WarmupMs, sw.DurationMs/4)
 	sw.base.DurationMs, sw.base.WarmupMs = sw.DurationMs, sw.WarmupMs
-	for _, s := range specs {
+	for _, a := range arms {
 		row := make([]float64, len(sw.Clients))
 		for i := range row {
 			row[i] = math.NaN()
 		}
 		sw.Tput = append(sw.Tput, row)
-		name := s.name
+		name := a.Name
 		if name == "" {
 			name = "this run"
 		}
@@ -89,10 +93,10 @@ func newSweep(base engine.Scenario, specs []armSpec) *Sweep {
 }
 
 // Done reports whether every point is measured (or the sweep failed).
-func (s *Sweep) Done() bool { return s.Err != "" || s.measured >= len(s.Clients)*len(s.specs) }
+func (s *Sweep) Done() bool { return s.Err != "" || s.measured >= len(s.Clients)*len(s.arms) }
 
 // Progress returns points measured and total.
-func (s *Sweep) Progress() (int, int) { return s.measured, len(s.Clients) * len(s.specs) }
+func (s *Sweep) Progress() (int, int) { return s.measured, len(s.Clients) * len(s.arms) }
 
 // stepSweep starts the next client count's runs, one per arm, once the last ones
 // are measured: points go client count by client count, so the lines grow
@@ -102,14 +106,24 @@ func (m *Model) stepSweep() {
 	if s == nil || s.Done() || s.next >= len(s.Clients) || slices.ContainsFunc(s.running, func(id runner.ArmID) bool { return id != 0 }) {
 		return
 	}
-	for ai, spec := range s.specs {
-		set := append(slices.Clone(spec.set), fmt.Sprintf("workload.clients=%d", s.Clients[s.next]))
-		sc, err := s.base.WithKnobs(set...)
-		if err != nil {
-			s.Err = err.Error()
-			m.stopSweep()
-			return
+	pt := s.base
+	pt.Arms = nil
+	for _, a := range s.arms {
+		set := maps.Clone(a.Set)
+		if set == nil {
+			set = map[string]string{}
 		}
+		set["workload.clients"] = strconv.Itoa(s.Clients[s.next]) // the point's, whatever the arm's
+		pt.Arms = append(pt.Arms, engine.Arm{Name: a.Name, Set: set})
+	}
+	arms, err := pt.ArmScenarios()
+	if err != nil {
+		s.Err = err.Error()
+		m.stopSweep()
+		return
+	}
+	for ai, a := range arms {
+		sc := a.Scenario
 		m.lastID++
 		s.running[ai] = m.lastID
 		m.run.Start(m.lastID, sc, true)
@@ -162,7 +176,7 @@ func (m *Model) StartSweep() {
 	}
 	comp, err := compareOf(m.view, m.setup.base, m.controls)
 	if err != nil {
-		comp.arms = []armSpec{{}}
+		comp = comparison{}
 	}
 	m.stopSweep()
 	m.sweep = newSweep(m.setup.base, comp.arms)

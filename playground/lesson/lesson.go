@@ -35,17 +35,15 @@
 package lesson
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"path"
-	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/engine"
 	"schedplay/examples/lessons"
@@ -167,60 +165,19 @@ func Decode(name string, data []byte) (Lesson, error) {
 	return l, nil
 }
 
-// decodeError names the step and field of a JSON library error.
+// decodeError names the step and field of a JSON library error: the engine
+// words it (engine.JSONFieldError), as it does for scenario files, and the
+// step's index in "steps" becomes the step number the page shows.
 func decodeError(err error) error {
-	var serr *json.SemanticError
-	var xerr *jsontext.SyntacticError
-	var ptr jsontext.Pointer
-	msg := err.Error()
-	switch {
-	case errors.As(err, &serr):
-		ptr = serr.JSONPointer
-		switch {
-		case serr.Err != nil && strings.Contains(serr.Err.Error(), "unknown object member"):
-			msg = "unknown field"
-		case serr.GoType != nil && serr.JSONKind == '0' && len(serr.JSONValue) > 0 && wantWord(serr.GoType) == "a whole number":
-			msg = fmt.Sprintf("%s is not a whole number", quoteless(string(serr.JSONValue)))
-		case serr.GoType != nil && serr.JSONKind != 0:
-			msg = fmt.Sprintf("want %s, not a JSON %s", wantWord(serr.GoType), serr.JSONKind)
-		case serr.Err != nil:
-			msg = serr.Err.Error()
+	fe := engine.JSONFieldError(err)
+	step, field := 0, fe.Path
+	if rest, ok := strings.CutPrefix(field, "steps."); ok {
+		i, tail, _ := strings.Cut(rest, ".")
+		if n, err := strconv.Atoi(i); err == nil && n >= 0 {
+			step, field = n+1, tail
 		}
-	case errors.As(err, &xerr):
-		ptr, msg = xerr.JSONPointer, "malformed JSON: "+strings.TrimPrefix(xerr.Err.Error(), "jsontext: ")
 	}
-	step, field := 0, ""
-	for i, tok := range slices.Collect(ptr.Tokens()) {
-		if i == 1 && field == "steps" {
-			if _, err := fmt.Sscan(tok, &step); err == nil {
-				step, field = step+1, ""
-				continue
-			}
-		}
-		if field != "" {
-			field += "."
-		}
-		field += tok
-	}
-	// Field names and messages can quote the input: keep them short.
-	return stepErr(step, quoteless(field), "%s", shorten(msg, 200))
-}
-
-// wantWord names what a field of type t takes, for a message.
-func wantWord(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Pointer:
-		return wantWord(t.Elem())
-	case reflect.Int:
-		return "a whole number"
-	case reflect.String:
-		return "a string"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice:
-		return "an array"
-	}
-	return t.String()
+	return stepErr(step, field, "%s", shorten(fe.Msg, 200))
 }
 
 // check validates what the JSON types do not: required fields, sizes, syntax of

@@ -54,7 +54,16 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown field in a step", `"highlight":{"arm":"B"`, `"hilight":{"arm":"B"`, "step 1: hilight: unknown field"},
 		{"negative vCPU", `"cpu":3`, `"cpu":-1`, "step 1: highlight.cpu: -1 is not a vCPU"},
 		{"wrong type", `"at":"1s"`, `"at":1`, "step 1: at: want a string"},
-		{"wrong type deep", `"cpu":3`, `"cpu":"3"`, "step 1: highlight.cpu: want a"},
+		{"wrong type deep", `"cpu":3`, `"cpu":"3"`, "step 1: highlight.cpu: want a whole number, not a string"},
+		{"unknown field, with the fields there are", `"at":"1s"`, `"when":"1s"`,
+			"step 1: when: unknown field (the fields here are caption, preset, set, compare, at, until, highlight, speed)"},
+		{"fraction for a vCPU", `"cpu":3`, `"cpu":1.5`, "step 1: highlight.cpu: 1.5 is not a whole number"},
+		{"exponent for a vCPU", `"cpu":3`, `"cpu":3e0`, "step 1: highlight.cpu: 3e0 is not in plain digits: write 3"},
+		{"huge vCPU", `"cpu":3`, `"cpu":1e30`, "step 1: highlight.cpu: 1e30 is out of range: want a whole number from"},
+		{"number for a knob value", `"workload.clients":"64"`, `"workload.clients":64`, "set.workload.clients: want a string, not a number"},
+		{"number for a knob value in a step", `"sched.wake_pull":"1"`, `"sched.wake_pull":true`, "step 2: set.sched.wake_pull: want a string, not a boolean"},
+		{"object for a step", `{"caption":"pull"`, `7,{"caption":"pull"`, "step 2: want an object, not a number"},
+		{"string for the steps", `"steps":[`, `"steps":"none","x":[`, "steps: want an array, not a string"},
 		{"future version", `"version":1`, `"version":2`, "version: is 2"},
 		{"no title", `"title":"t"`, `"title":" "`, "title: want 1 to"},
 		{"no preset", `"preset":"tpcb-32vcpu",`, ``, "preset: is missing"},
@@ -76,7 +85,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad compare", `"set":{"workload`, `"compare":"nope","set":{"workload`, "compare:"},
 		{"two highlight targets", `"cpu":3`, `"cpu":3,"role":"waker"`, `step 1: highlight: give one of`},
 		{"bad role", `"cpu":3`, `"role":"king"`, `step 1: highlight.role: "king" is not`},
-		{"duplicate field", `"title":"t"`, `"title":"t","title":"u"`, "title: "},
+		{"duplicate field", `"title":"t"`, `"title":"t","title":"u"`, "title: the field appears twice"},
+		{"duplicate field in a step", `"at":"1s"`, `"at":"1s","at":"2s"`, "step 1: at: the field appears twice"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -107,6 +117,14 @@ func TestCheckErrors(t *testing.T) {
 		{"moment past the end", `"at":"1s"`, `"at":"30s"`, "step 1: at: 30s is after the run's end"},
 		{"arm B of one run", `"set":{"workload`, `"compare":"off","set":{"workload`, "step 1: highlight.arm: there is no arm B"},
 		{"arm B in a caption of one run", `"highlight":{"arm":"B","cpu":3}`, `"compare":"off"`, "step 1: caption: {arm.B.throughput_per_s} needs two arms"},
+		{"a compared value the scenario refuses", `"set":{"workload`, `"compare":"workload.waker_cpu:0,40","set":{"workload`,
+			`step 1: compare: arm "workload.waker_cpu=40" sets workload.waker_cpu=40: 40 is above the maximum 31`},
+		{"a compared value that conflicts with the lesson's knobs", `"set":{"workload.clients":"64"}`,
+			`"set":{"workload.clients":"64","workload.waker_cpu":"3"},"compare":"machine.vcpus:2,32"`,
+			`step 1: compare: arm "machine.vcpus=2" sets machine.vcpus=2, which conflicts with the scenario: workload.waker_cpu: 3 is above the maximum 1`},
+		{"a compared value that conflicts with a step's knobs", `"set":{"sched.wake_pull":"1"}`,
+			`"set":{"sched.wake_pull":"1","workload.spawn_cpu":"5"},"compare":"machine.vcpus:2,32"`,
+			`step 2: compare: arm "machine.vcpus=2" sets machine.vcpus=2, which conflicts with the scenario: workload.spawn_cpu: 5 is above the maximum 1`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {

@@ -6,8 +6,8 @@ package lesson
 // vCPU and moment the step names is there.
 
 import (
+	"errors"
 	"maps"
-	"slices"
 
 	"schedplay/engine"
 	"schedplay/playground/urlstate"
@@ -63,8 +63,10 @@ func (s Setup) Sets() []string {
 }
 
 // Arms resolves the setup on its preset's data: the scenario of each arm it
-// compares (one when it compares nothing). An error is an *Error naming the
-// field at fault, "set" or "compare".
+// compares (one when it compares nothing), built and resolved as the page
+// builds and resolves the arms it runs (urlstate.ComparedArms, then
+// engine.Scenario.ArmScenarios). An error is an *Error naming the field at
+// fault, "set" or "compare".
 func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
 	base, err := engine.DecodeScenario(presetData, s.Sets()...)
 	if err != nil {
@@ -74,31 +76,22 @@ func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
 	if err != nil {
 		return nil, &Error{Field: "compare", Msg: err.Error()}
 	}
-	var sets [][]string
-	switch {
-	case mode == urlstate.CompareArms || mode == urlstate.CompareDefault && len(base.Arms) >= 2:
-		if len(base.Arms) < 2 {
-			return nil, &Error{Field: "compare", Msg: "the preset has no arms to compare"}
-		}
-		for _, arm := range base.Arms[:2] {
-			var set []string
-			for _, k := range slices.Sorted(maps.Keys(arm.Set)) {
-				set = append(set, k+"="+arm.Set[k])
-			}
-			sets = append(sets, set)
-		}
-	case mode == urlstate.CompareOff || mode == urlstate.CompareDefault:
-		return []engine.Scenario{base}, nil
-	default:
-		sets = [][]string{{mode + "=" + a}, {mode + "=" + b}}
+	if base.Arms, err = urlstate.ComparedArms(mode, a, b, base); err != nil {
+		return nil, &Error{Field: "compare", Msg: err.Error()}
 	}
-	var out []engine.Scenario
-	for _, set := range sets {
-		sc, err := base.WithKnobs(set...)
-		if err != nil {
-			return nil, &Error{Field: "compare", Msg: err.Error()}
+	arms, err := base.ArmScenarios()
+	if err != nil {
+		// The message names the arm and its override; the path would name
+		// arms the lesson does not write.
+		msg := err.Error()
+		if fe := (*engine.FieldError)(nil); errors.As(err, &fe) {
+			msg = fe.Msg
 		}
-		out = append(out, sc)
+		return nil, &Error{Field: "compare", Msg: msg}
+	}
+	out := make([]engine.Scenario, len(arms))
+	for i, arm := range arms {
+		out[i] = arm.Scenario
 	}
 	return out, nil
 }
