@@ -127,23 +127,19 @@ type armSpec struct {
 }
 
 // armsOf lists the runs a preview compares, as the playground's default compare
-// mode does: the first two arms, each the scenario with the arm's knobs applied
-// in path order; or the scenario itself when it has fewer than two arms.
+// mode does: the first two arms as the engine resolves them (ArmScenarios); or
+// the scenario itself when it has fewer than two arms.
 func armsOf(sc engine.Scenario) ([]armSpec, error) {
 	if len(sc.Arms) < 2 {
 		return []armSpec{{sc: sc}}, nil
 	}
+	arms, err := sc.ArmScenarios()
+	if err != nil {
+		return nil, fmt.Errorf("preview: %w", err)
+	}
 	var out []armSpec
-	for _, a := range sc.Arms[:2] {
-		var set []string
-		for _, k := range slices.Sorted(maps.Keys(a.Set)) {
-			set = append(set, k+"="+a.Set[k])
-		}
-		asc, err := sc.WithKnobs(set...)
-		if err != nil {
-			return nil, fmt.Errorf("preview: arm %q: %w", a.Name, err)
-		}
-		out = append(out, armSpec{a.Name, asc})
+	for _, a := range arms[:2] {
+		out = append(out, armSpec{a.Name, a.Scenario})
 	}
 	return out, nil
 }

@@ -126,7 +126,7 @@ func TestComputeErrors(t *testing.T) {
 		want   string
 	}{
 		{"no budget", sc, 0, "preview: the event budget must be positive"},
-		{"arm out of range", bad, 1000, `preview: arm "too many vcpus": machine.vcpus:`},
+		{"arm out of range", bad, 1000, `preview: arms.1.set.machine.vcpus: arm "too many vcpus" sets machine.vcpus=4096: 4096 is above the maximum 128`},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			_, err := Compute(tc.sc, tc.budget)
