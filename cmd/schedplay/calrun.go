@@ -103,7 +103,11 @@ func (c *calCase) planRuns(plan calPlan) error {
 	if !plan.costs {
 		return nil
 	}
-	for _, path := range costKnobs(c.arms()) {
+	arms, err := c.sc.ArmScenarios()
+	if err != nil {
+		return err
+	}
+	for _, path := range costKnobs(arms) {
 		base, err := costValue(sc, path)
 		if err != nil {
 			return err
@@ -119,25 +123,11 @@ func (c *calCase) planRuns(plan calPlan) error {
 	return nil
 }
 
-// arms decodes each arm of the case (its policy decides which costs matter).
-func (c *calCase) arms() []engine.Scenario {
-	var out []engine.Scenario
-	for _, x := range c.sc.Arms {
-		sets := knobList(x.Set)
-		if sc, err := engine.DecodeScenario(c.data, sets...); err == nil {
-			out = append(out, sc)
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, c.sc)
-	}
-	return out
-}
-
-// costKnobs lists the platform costs to vary for scenarios like these: every
-// machine.costs knob but cache_hot_ns (a threshold, not a cost), less those only
-// a policy none of them uses reads.
-func costKnobs(scs []engine.Scenario) []string {
+// costKnobs lists the platform costs to vary for a case with these arms (their
+// policies decide which costs matter): every machine.costs knob but
+// cache_hot_ns (a threshold, not a cost), less those only a policy none of them
+// uses reads.
+func costKnobs(arms []engine.ArmScenario) []string {
 	policyOnly := map[string]string{
 		"machine.costs.balance_pass_ns":    "osv",
 		"machine.costs.newidle_balance_ns": "linux",
@@ -147,7 +137,7 @@ func costKnobs(scs []engine.Scenario) []string {
 		if !strings.HasPrefix(p, "machine.costs.") || p == "machine.costs.cache_hot_ns" {
 			continue
 		}
-		if pol, ok := policyOnly[p]; ok && !slices.ContainsFunc(scs, func(sc engine.Scenario) bool { return sc.Sched.Policy == pol }) {
+		if pol, ok := policyOnly[p]; ok && !slices.ContainsFunc(arms, func(a engine.ArmScenario) bool { return a.Scenario.Sched.Policy == pol }) {
 			continue
 		}
 		out = append(out, p)

@@ -78,18 +78,22 @@ func (a *app) cmdSweep(args []string) error {
 	if err != nil {
 		return err
 	}
-	var armList []arm
+	compared, where := base, src.label
 	if *arms != "" {
 		p, vals, err := parseList("--arms", *arms)
 		if err != nil {
 			return err
 		}
+		compared.Arms, where = nil, "--arms"
 		for _, v := range vals {
-			armList = append(armList, arm{Name: shortKnob(p) + "=" + v, Set: []string{p + "=" + v}})
+			compared.Arms = append(compared.Arms, engine.Arm{Name: shortKnob(p) + "=" + v, Set: map[string]string{p: v}})
 		}
-	} else {
-		armList = scenarioArms(base)
 	}
+	resolved, err := compared.ArmScenarios()
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	armList := sweepArms(resolved)
 	s := sweep{Scenario: base.Name, Vary: varyPath, Set: sets, Arms: armList, base: base}
 	jobList, err := s.jobs(src, values)
 	if err != nil {
@@ -106,22 +110,27 @@ func (a *app) cmdSweep(args []string) error {
 	return s.write(a.stdout, string(format))
 }
 
-// scenarioArms turns the scenario's arms into sweep arms; a scenario without arms
-// is swept as one arm with no overrides.
-func scenarioArms(sc engine.Scenario) []arm {
-	if len(sc.Arms) == 0 {
-		return []arm{{Name: "base", Set: []string{}}}
-	}
-	out := make([]arm, len(sc.Arms))
-	for i, x := range sc.Arms {
-		out[i] = arm{Name: x.Name, Set: knobList(x.Set)}
+// sweepArms turns the resolved arms into sweep arms; a scenario without arms
+// is swept as one arm, "base", with no overrides.
+func sweepArms(resolved []engine.ArmScenario) []arm {
+	out := make([]arm, len(resolved))
+	for i, x := range resolved {
+		out[i] = arm{Name: x.Name, Set: x.Sets}
+		if x.Name == "" && len(resolved) == 1 {
+			out[i].Name = "base"
+		}
+		if x.Sets == nil {
+			out[i].Set = []string{}
+		}
 	}
 	return out
 }
 
 // jobs decodes every (value, arm) scenario up front, so a bad value fails before
 // anything runs. Overrides apply in the order --set, arm, vary: the arm defines the
-// comparison and the vary value is the row.
+// comparison and the vary value is the row. Each run is decoded from the file
+// with them all, as run --set decodes it (a platform knob takes that platform's
+// default costs); the arms' overrides are those ArmScenarios resolved.
 func (s *sweep) jobs(src source, values []string) ([]job, error) {
 	for _, x := range s.Arms {
 		for _, kv := range x.Set {
