@@ -22,8 +22,8 @@ type Sweep struct {
 	DurationMs, WarmupMs int64
 	Err                  string
 
-	// arms are the lines' arms (one without overrides for a single run), each
-	// point resolves them with the point's client count.
+	// arms are the lines' arms (one without overrides for a single run); each
+	// point resolves them with its own client count.
 	arms []engine.Arm
 	base engine.Scenario
 	// next is the index of the next client count to start; running holds, per
