@@ -45,6 +45,14 @@
   let meta = null;
   let ui = null;
   let lastHash = null;
+  // cost is what mirroring the model into the page takes (wall ms and calls of
+  // the refresh callbacks), for the frame-budget probe (e2e/measure_test.go).
+  const cost = { ms: 0, calls: 0 };
+  const timed = (fn) => (...args) => {
+    const t0 = performance.now();
+    try { return fn(...args); } finally { cost.ms += performance.now() - t0; cost.calls++; }
+  };
+  window.schedplayPage = { timed };
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
 
@@ -84,7 +92,7 @@
     $('loading').remove();
     refresh();
     performance.mark('schedplay:ui');
-    setInterval(refresh, 250);
+    setInterval(timed(refresh), 250);
     readyResolve();
   }
 
@@ -486,7 +494,10 @@
     jumpTo: (ns) => cmd('jumpTo', Number(ns)) || null,
     sweep: () => cmd('sweep'),
     select: (arm, cpu, thread = -1) => cmd('select', arm, cpu, thread),
-    perfReset: () => cmd('perfReset'),
+    perfReset: () => { cost.ms = 0; cost.calls = 0; return cmd('perfReset'); },
+    // pageCost is what the page script spent mirroring the model since the last
+    // perfReset: {ms, calls} (diagnostics, like state().perf).
+    pageCost: () => ({ ...cost }),
     fragment: () => core.fragment(),
   };
 

@@ -76,6 +76,6 @@
       pick.append(o);
     }
     render();
-    setInterval(render, 250);
+    setInterval(window.schedplayPage.timed(render), 250);
   });
 })();

@@ -74,5 +74,5 @@
     render();
   }
 
-  window.schedplay.ready.then(() => { render(); setInterval(render, 500); });
+  window.schedplay.ready.then(() => { render(); setInterval(window.schedplayPage.timed(render), 500); });
 })();
