@@ -66,7 +66,10 @@ func TestMeasure(t *testing.T) {
 				}
 			}
 			after := mainThread(t, ctx)
-			cost := evalJSON[struct{ Ms, Calls float64 }](t, ctx, `window.schedplay.pageCost()`)
+			cost := evalJSON[struct {
+				Ms    float64 `json:"ms"`
+				Calls float64 `json:"calls"`
+			}](t, ctx, `window.schedplay.pageCost()`)
 			st = state(t, ctx)
 			t.Logf("%s: Update+Draw median %.2f ms, p95 %.2f ms, max %.2f ms over %d frames; %d vertices; %d CPUs x %d arms; sim t=%d ns",
 				tc.desc, st.Perf.MedianMs, st.Perf.P95Ms, st.Perf.MaxMs, st.Perf.Samples, st.Perf.Vertices, len(st.CPUs), len(st.Arms), st.NowNs)
