@@ -160,7 +160,7 @@ func (m *Model) receive() {
 				a.err, a.done = f.Err, true // it answers every checkpoint from now on
 			}
 		} else if m.sweep != nil {
-			m.sweep.take(m, f)
+			m.sweep.take(f)
 		}
 	}
 	clear(m.inbox)
@@ -203,7 +203,7 @@ func (m *Model) showReady(wallMs float64) {
 			// The leader's answer stays in its inbox: the checkpoint that brings
 			// every arm to just after the event shows it, in order.
 			f, ok := m.arms[cp.leader].answer(cp.seq)
-			m.untilFound(cp, f, ok)
+			m.lesson.untilFound(m, cp, f, ok)
 			continue
 		}
 		if cp.kind == ckCancel {
@@ -328,7 +328,9 @@ func (m *Model) exchange(wallMs float64) {
 			m.request(ckAdvance, p.reqNs, false, false)
 		}
 	}
-	m.stepSweep()
+	if m.sweep != nil {
+		m.sweep.step()
+	}
 	m.run.Pump(m.time.clock() + m.time.budget())
 	m.receive()
 	m.showReady(wallMs)
@@ -353,7 +355,7 @@ func (m *Model) Update(nowMs float64) {
 	for _, a := range m.arms {
 		a.settle(nowMs)
 	}
-	m.lessonTick()
+	m.lesson.tick(m)
 	if dt > 0 && tc.playing {
 		got := float64(m.pipe.shownNs-before) / (dt / 1000)
 		tc.effSpeed += (got - tc.effSpeed) * effSpeedSmoothing

@@ -32,8 +32,10 @@ type LessonUI struct {
 }
 
 // LessonUI describes the lesson panel.
-func (m *Model) LessonUI() LessonUI {
-	lp := &m.lesson
+func (m *Model) LessonUI() LessonUI { return m.lesson.view(m) }
+
+// view describes the lesson panel.
+func (lp *lessonPlayer) view(m *Model) LessonUI {
 	if lp.cur == nil {
 		return LessonUI{}
 	}
@@ -54,33 +56,32 @@ func (m *Model) LessonUI() LessonUI {
 	case phaseOffScript:
 		u.State, u.Status = "off-script", "The scenario differs from this step's."
 	default:
-		u.State, u.Status = "running", m.runningWords()
+		u.State, u.Status = "running", lp.runningWords(m)
 	}
 	return u
 }
 
 // runningWords says where a running step is.
-func (m *Model) runningWords() string {
-	lp := &m.lesson
+func (lp *lessonPlayer) runningWords(m *Model) string {
 	if u := lp.cur.Steps[lp.step].Until; u != nil && (lp.phase == phaseHunting || lp.phase == phaseSettling) {
 		return fmt.Sprintf("Running until the first %s in arm %c…", eventWords(u.Kind), 'A'+u.ArmIndex)
 	}
-	if j := m.jumpUI(); j != nil {
+	if j := m.jump.view(m.pipe.shownNs); j != nil {
 		return fmt.Sprintf("Running to %s… %d%%", view.Duration(float64(lp.startNs)), int(100*j.Done))
 	}
 	return "Running to " + view.Duration(float64(lp.targetNs)) + "…"
 }
 
 // fillCaption fills the open step's caption from the arms.
-func (m *Model) fillCaption() []lesson.Segment {
-	st := m.lesson.cur.Steps[m.lesson.step]
-	segs, _ := lesson.Fill(st.Caption, st.Placeholders, m.placeholderValue)
+func (lp *lessonPlayer) fillCaption(m *Model) []lesson.Segment {
+	st := lp.cur.Steps[lp.step]
+	segs, _ := lesson.Fill(st.Caption, st.Placeholders, func(p lesson.Placeholder) (string, bool) { return lp.placeholderValue(m, p) })
 	return segs
 }
 
 // placeholderValue is a placeholder's value as the page writes it, or false
 // when the run does not have it.
-func (m *Model) placeholderValue(p lesson.Placeholder) (string, bool) {
+func (lp *lessonPlayer) placeholderValue(m *Model, p lesson.Placeholder) (string, bool) {
 	if p.Source == lesson.SourceNow {
 		return view.Duration(float64(m.pipe.shownNs)), true
 	}

@@ -57,7 +57,7 @@ type Model struct {
 	lastID  runner.ArmID
 	inbox   []runner.Frame // scratch for Receive
 	pipe    pipeline       // checkpoints asked for (checkpoint.go)
-	jump    *jump          // a run ahead in progress (jump.go)
+	jump    *jump          // a run ahead in progress (jump.go), or nil
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
 
@@ -65,8 +65,9 @@ type Model struct {
 	sel   Selection
 	chart view.Metric
 	pal   view.Palette
-	sweep *Sweep
-	// lesson is the lesson open, if any (lesson.go).
+	// sweep (sweep.go) and lesson (lesson.go) are sub-models: each keeps its
+	// own state, and the Model reaches it at a few points.
+	sweep  *Sweep // nil: none started since the scenario changed
 	lesson lessonPlayer
 
 	lay    layout
@@ -105,7 +106,7 @@ func (m *Model) Load(fragment string, shared []byte) {
 		m.problems = append(m.problems, p.String())
 	}
 	m.message = ""
-	st = m.openFromURL(st, shared != nil)
+	st = m.lesson.openFromURL(m, st, shared != nil)
 	m.apply(st, shared)
 }
 
@@ -128,7 +129,10 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 	m.rebuild()
 	m.time.playing = st.View.Embed // embeds autoplay
 	if at := st.View.AtNs; at > 0 {
-		m.jumpFromLink(at)
+		if msg := m.JumpTo(at); msg != "" {
+			m.problems = append(m.problems, msg+"; starting at zero")
+			m.view.AtNs = 0
+		}
 	}
 	m.metaVer++
 }
@@ -136,7 +140,7 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 // urlState is the URL state that reproduces the model (on a lesson's script,
 // the lesson and step: see scriptState).
 func (m *Model) urlState() urlstate.State {
-	if st, ok := m.scriptState(); ok {
+	if st, ok := m.lesson.scriptState(m); ok {
 		return st
 	}
 	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, View: m.view}
@@ -256,11 +260,15 @@ func (m *Model) set(path, value string) string {
 		m.sel = noSelection()
 		return ""
 	case "t":
-		return m.setMoment(value)
+		t, err := urlstate.ParseMoment(value) // as the URL writes it ("12s", "250ms")
+		if err != nil {
+			return "t: " + err.Error()
+		}
+		return m.JumpTo(t)
 	case "lesson":
-		return m.setLesson(value)
+		return m.lesson.setLesson(m, value)
 	case "step":
-		return m.setStep(value)
+		return m.lesson.setStep(m, value)
 	case "theme":
 		if value != urlstate.ThemeDark && value != urlstate.ThemeLight {
 			return fmt.Sprintf("theme: %q is not dark or light", value)

@@ -109,7 +109,7 @@ type CPUState struct {
 // State builds the state() document.
 func (m *Model) State() State {
 	a0 := m.arms[0]
-	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(), Runner: m.runName, Pending: len(m.pipe.pending),
+	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jump.view(m.pipe.shownNs), Runner: m.runName, Pending: len(m.pipe.pending),
 		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
 		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
 		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}

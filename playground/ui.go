@@ -234,7 +234,7 @@ func (m *Model) UI() UI {
 	a0 := m.arms[0]
 	u := UI{
 		MetaVersion: m.metaVer, NowNs: m.pipe.shownNs, EndNs: a0.endNs, WarmupNs: a0.Sc.WarmupMs * 1e6,
-		Time: view.SimTime(m.pipe.shownNs), Horizon: view.Duration(float64(a0.endNs)), Jump: m.jumpUI(), Refused: m.refused,
+		Time: view.SimTime(m.pipe.shownNs), Horizon: view.Duration(float64(a0.endNs)), Jump: m.jump.view(m.pipe.shownNs), Refused: m.refused,
 		Playing: m.time.playing, Done: m.done(), Speed: m.view.Speed, Fragment: m.Fragment(),
 		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
 		CompareOptions: m.compareOpts, Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
