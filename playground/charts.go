@@ -10,6 +10,43 @@ import (
 	"schedplay/view"
 )
 
+// Chart is one SVG chart's content in the view.ChartW x view.ChartH viewBox.
+type Chart struct {
+	Title  string      `json:"title"`
+	Lines  []Line      `json:"lines"`
+	Bars   []Bar       `json:"bars,omitzero"`
+	XTicks []view.Tick `json:"xticks"`
+	YTicks []view.Tick `json:"yticks"`
+	Empty  string      `json:"empty,omitzero"`
+	Note   string      `json:"note,omitzero"`
+	Button string      `json:"button,omitzero"`
+}
+
+// Line is one series; Dots are points drawn as rings (published numbers).
+type Line struct {
+	Name  string `json:"name"`
+	D     string `json:"d"`
+	Color string `json:"color"`
+	Dots  []Dot  `json:"dots,omitzero"`
+}
+
+// Dot is a marker at a viewBox position.
+type Dot struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Title string  `json:"title"`
+}
+
+// Bar is a histogram bar in viewBox units.
+type Bar struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	W     float64 `json:"w"`
+	H     float64 `json:"h"`
+	Color string  `json:"color"`
+	Title string  `json:"title"`
+}
+
 // chartMetric is one choice of the over-time chart: the picker's value and label,
 // and the series it plots.
 type chartMetric struct {
@@ -19,7 +56,7 @@ type chartMetric struct {
 
 // chartMetrics are the over-time chart's choices in picker order. This is the one
 // list: the page builds its picker from Meta.Charts, Set("chart") accepts its
-// values and UI.Chart reports one.
+// values and Settings.Chart reports one.
 func chartMetrics() []chartMetric {
 	return []chartMetric{
 		{Option{"throughput", "throughput"}, view.Throughput},

@@ -364,6 +364,7 @@ func (m *Model) Update(nowMs float64) {
 
 // Play starts or resumes the run; at the horizon it starts over.
 func (m *Model) Play() {
+	m.edits++
 	m.cancelHunt()
 	if m.done() {
 		m.Reset()
@@ -375,6 +376,7 @@ func (m *Model) Play() {
 // max speed or a jump stops within one chunk of engine work; the arms then meet at
 // the furthest one's time.
 func (m *Model) Pause() {
+	m.edits++
 	m.time.playing = false
 	m.time.runToNs = -1
 	if m.jump != nil {
@@ -416,6 +418,7 @@ func (m *Model) Step() {
 // RunTo plays until simulated time t (ns) and pauses there exactly: the page's
 // tests and embedders use it to compare runs at the same instant.
 func (m *Model) RunTo(t int64) {
+	m.edits++
 	m.cancelHunt()
 	m.time.runToNs = t
 	m.time.playing = m.refused == ""
@@ -433,6 +436,7 @@ func (m *Model) done() bool {
 
 // Reset restarts the run at time zero (same scenario, same seed).
 func (m *Model) Reset() {
+	m.edits++
 	playing := m.time.playing
 	m.view.AtNs = 0
 	m.rebuild()

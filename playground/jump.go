@@ -30,6 +30,7 @@ type JumpUI struct {
 // moment before the one shown starts the run over from zero: the run is
 // deterministic, so it passes through the same states.
 func (m *Model) JumpTo(t int64) string {
+	m.edits++
 	if m.refused != "" {
 		return "t: the engine refused this scenario"
 	}

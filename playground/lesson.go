@@ -47,7 +47,7 @@ const (
 // checkpoints) as blocks' scenes drive their game in Ebiten's examples. The
 // Model reaches it at a few points: Load (openFromURL), the URL (scriptState),
 // Set (setLesson, setStep), Update (tick), a ckUntil's answer (untilFound), and
-// the page (view, options).
+// the read side (view, captionUI, options).
 type lessonPlayer struct {
 	all   []lesson.Lesson
 	cur   *lesson.Lesson // nil: no lesson open
@@ -76,10 +76,7 @@ type LessonOption struct {
 	Steps   int    `json:"steps"`
 }
 
-// Lessons lists the lessons offered, for the page's picker.
-func (m *Model) Lessons() []LessonOption { return m.lesson.options() }
-
-// options lists the lessons offered.
+// options lists the lessons offered, for the page's picker.
 func (lp *lessonPlayer) options() []LessonOption {
 	var out []LessonOption
 	for _, l := range lp.all {

@@ -15,7 +15,8 @@ import (
 	"schedplay/view"
 )
 
-// LessonUI is the lesson panel.
+// LessonUI is the lesson panel around its caption: which step, and what it is
+// doing (it changes as the step runs; the caption once, when it is reached).
 type LessonUI struct {
 	Open  bool   `json:"open"`
 	Name  string `json:"name,omitzero"`
@@ -23,27 +24,43 @@ type LessonUI struct {
 	// Step counts from 1, as the page shows it, of Steps.
 	Step  int `json:"step,omitzero"`
 	Steps int `json:"steps,omitzero"`
-	// Caption is the step's caption, its numbers filled once the step is reached.
-	Caption []lesson.Segment `json:"caption,omitzero"`
 	// State is "running", "reached", "stopped" or "off-script".
 	State string `json:"state,omitzero"`
 	// Status says what the step is doing, or what went differently.
 	Status string `json:"status,omitzero"`
 }
 
-// LessonUI describes the lesson panel.
-func (m *Model) LessonUI() LessonUI { return m.lesson.view(m) }
+// CaptionUI is the open step's caption, its numbers filled once the step is
+// reached (lesson.Unfilled until then).
+type CaptionUI struct {
+	Caption []lesson.Segment `json:"caption,omitzero"`
+}
+
+// LessonState is the lesson panel with its caption, as state() reports it.
+type LessonState struct {
+	LessonUI
+	CaptionUI
+}
+
+// captionUI is the open step's caption.
+func (lp *lessonPlayer) captionUI() CaptionUI {
+	if lp.cur == nil {
+		return CaptionUI{}
+	}
+	if lp.caption != nil {
+		return CaptionUI{Caption: lp.caption}
+	}
+	st := lp.cur.Steps[lp.step]
+	segs, _ := lesson.Fill(st.Caption, st.Placeholders, func(lesson.Placeholder) (string, bool) { return "", false })
+	return CaptionUI{Caption: segs}
+}
 
 // view describes the lesson panel.
 func (lp *lessonPlayer) view(m *Model) LessonUI {
 	if lp.cur == nil {
 		return LessonUI{}
 	}
-	st := lp.cur.Steps[lp.step]
-	u := LessonUI{Open: true, Name: lp.cur.Name, Title: lp.cur.Title, Step: lp.step + 1, Steps: len(lp.cur.Steps), Caption: lp.caption}
-	if u.Caption == nil {
-		u.Caption, _ = lesson.Fill(st.Caption, st.Placeholders, func(lesson.Placeholder) (string, bool) { return "", false })
-	}
+	u := LessonUI{Open: true, Name: lp.cur.Name, Title: lp.cur.Title, Step: lp.step + 1, Steps: len(lp.cur.Steps)}
 	switch lp.phase {
 	case phaseReached:
 		u.State, u.Status = "reached", lp.note

@@ -44,7 +44,11 @@ type Model struct {
 	view     urlstate.View // as the fragment writes it (normalised)
 	problems []string      // from loading a fragment or share, shown until the next load
 	message  string        // the last Set error or notice
-	metaVer  int           // bumped whenever Meta changes
+	metaVer  int           // bumped whenever meta's content changes
+	// edits counts the page's changes (Set, Load, commands, clicks): after one,
+	// the read side looks at every section at once (snapshot.go).
+	edits uint64
+	read  readSide
 
 	arms     []*Arm
 	armTitle []string
@@ -66,7 +70,7 @@ type Model struct {
 	chart view.Metric
 	pal   view.Palette
 	// sweep (sweep.go) and lesson (lesson.go) are sub-models: each keeps its
-	// own state, and the Model reaches it at a few points.
+	// own state and shows in the page as its own sections.
 	sweep  *Sweep // nil: none started since the scenario changed
 	lesson lessonPlayer
 
@@ -100,6 +104,7 @@ func New(o Options) *Model {
 // fragment opens (lesson=NAME&step=N) gives the scenario when the fragment gives
 // none, and runs to its moment (lesson.go).
 func (m *Model) Load(fragment string, shared []byte) {
+	m.edits++
 	st, probs := urlstate.Parse(fragment)
 	m.problems = m.problems[:0]
 	for _, p := range probs {
@@ -220,6 +225,7 @@ func findControl(controls []Control, path string) *Control {
 // run from time zero with the same seed; view changes keep it; t jumps to a moment
 // (JumpTo).
 func (m *Model) Set(path, value string) string {
+	m.edits++
 	m.message = ""
 	msg := m.set(path, value)
 	m.message = msg

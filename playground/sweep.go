@@ -172,6 +172,7 @@ func (m *Model) StartSweep() {
 	if err != nil {
 		comp.arms = []armSpec{{}}
 	}
+	m.edits++
 	m.dropSweep()
 	m.sweep = newSweep(m.setup.base, comp.arms, m.run, func() runner.ArmID { m.lastID++; return m.lastID })
 }
