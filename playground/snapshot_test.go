@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/playground"
+	"schedplay/view"
 )
 
 // sent names the sections a snapshot carries.
@@ -140,6 +141,44 @@ func TestStateKeys(t *testing.T) {
 		"tiles", "boxes", "selected", "explain", "perf", "lesson"} {
 		if _, ok := obj[k]; !ok {
 			t.Errorf("state() lacks %q", k)
+		}
+	}
+}
+
+// A chart carries its geometry: the viewBox, the axis along the plot's bottom,
+// a grid line across the plot and a label left of it for each y tick, and a
+// label under the plot for each x tick; an empty chart says why in the middle.
+func TestChartGeometry(t *testing.T) {
+	m, _ := newModel(t, "#v=1&preset=small&speed=max")
+	p := view.Plot()
+	left, right, bottom := float64(p.X), float64(p.X+p.W), float64(p.Y+p.H)
+	empty := m.Snapshot(0).TimeChart
+	if empty.Empty == nil || empty.Empty.X != left+float64(p.W)/2 || empty.Empty.Anchor != "middle" || len(empty.Labels) != 0 {
+		t.Errorf("an empty chart: %+v", empty)
+	}
+	m.RunTo(120_000_000)
+	for i := 0; m.Playing() && i < 5000; i++ {
+		m.Update(float64(i) * 16)
+	}
+	s := m.Snapshot(0)
+	for _, c := range []*playground.Chart{s.TimeChart, s.Hist, s.Sweep} {
+		if c.ViewBox != "0 0 320 150" || c.Axis != (playground.Seg{X1: left, Y1: bottom, X2: right, Y2: bottom}) {
+			t.Errorf("%s: viewBox %q, axis %+v", c.Title, c.ViewBox, c.Axis)
+		}
+		if c.Empty != nil || len(c.Grid) != 3 || len(c.Labels) <= len(c.Grid) {
+			t.Errorf("%s: empty %+v, %d grid lines, %d labels", c.Title, c.Empty, len(c.Grid), len(c.Labels))
+			continue
+		}
+		for i, g := range c.Grid {
+			l := c.Labels[i]
+			if g.X1 != left || g.X2 != right || g.Y1 != g.Y2 || l.X >= left || l.Anchor != "end" || l.Y <= g.Y1 || l.Y > g.Y1+5 {
+				t.Errorf("%s: y tick %d: line %+v, label %+v", c.Title, i, g, l)
+			}
+		}
+		for _, l := range c.Labels[len(c.Grid):] {
+			if l.Y <= bottom || l.Anchor != "middle" || l.X < left || l.X > right {
+				t.Errorf("%s: x label %+v is not under the plot", c.Title, l)
+			}
 		}
 	}
 }

@@ -401,18 +401,16 @@
     return e;
   }
 
-  // renderChart draws a chart the Go side laid out (paths in a 320x150 viewBox).
+  // renderChart paints a chart the Go side laid out (playground/charts.go): its
+  // viewBox, axis, grid and labels, bars and lines, all where the chart says.
   function renderChart(box, ch, legend) {
-    const kids = [];
-    const plotBottom = 128, plotLeft = 40, plotRight = 310;
-    kids.push(svg('line', { class: 'axis', x1: plotLeft, x2: plotRight, y1: plotBottom, y2: plotBottom }));
-    for (const t of ch.yticks || []) {
-      kids.push(svg('line', { class: 'axis', x1: plotLeft, x2: plotRight, y1: t.pos, y2: t.pos, 'stroke-dasharray': '2 3', opacity: '.6' }));
-      kids.push(svg('text', { x: plotLeft - 4, y: t.pos + 3, 'text-anchor': 'end', text: t.text }));
+    box.setAttribute('viewBox', ch.view_box);
+    const a = ch.axis;
+    const kids = [svg('line', { class: 'axis', x1: a.x1, y1: a.y1, x2: a.x2, y2: a.y2 })];
+    for (const g of ch.grid || []) {
+      kids.push(svg('line', { class: 'axis', x1: g.x1, y1: g.y1, x2: g.x2, y2: g.y2, 'stroke-dasharray': '2 3', opacity: '.6' }));
     }
-    for (const t of ch.xticks || []) {
-      kids.push(svg('text', { x: t.pos, y: plotBottom + 14, 'text-anchor': 'middle', text: t.text }));
-    }
+    for (const l of ch.labels || []) kids.push(svg('text', { x: l.x, y: l.y, 'text-anchor': l.anchor, text: l.text }));
     for (const b of ch.bars || []) {
       const r = svg('rect', { x: b.x, y: b.y, width: Math.max(b.w, 0.5), height: Math.max(b.h, 0), fill: b.color, rx: 1 });
       r.append(svg('title', { text: b.title }));
@@ -426,7 +424,8 @@
         kids.push(c);
       }
     }
-    if (ch.empty) kids.push(svg('text', { class: 'empty', x: 175, y: 70, 'text-anchor': 'middle', text: ch.empty }));
+    const e = ch.empty;
+    if (e) kids.push(svg('text', { class: 'empty', x: e.x, y: e.y, 'text-anchor': e.anchor, text: e.text }));
     box.replaceChildren(...kids);
     if (legend) {
       legend.replaceChildren(...(ch.lines || []).filter((l) => l.name).map((l) => {
