@@ -72,9 +72,10 @@ func TestLessonsPlay(t *testing.T) {
 func reached(t *testing.T, ctx context.Context, name string, n, steps int) {
 	t.Helper()
 	hash := "#v=1&lesson=" + name + "&step=" + strconv.Itoa(n) + "&theme=light"
-	waitFor(t, ctx, `(u => u.step === `+strconv.Itoa(n)+` && u.state === 'reached')(JSON.parse(window.schedplayCore.lesson())) && location.hash === '`+hash+`'`, 300*time.Second)
-	// The panel redraws a few times a second from the same state: wait for it
-	// too, so what is read and photographed is the step reached.
+	waitFor(t, ctx, `(u => u.step === `+strconv.Itoa(n)+` && u.state === 'reached')(window.schedplay.state().lesson) && location.hash === '`+hash+`'`, 300*time.Second)
+	// The panel redraws from the page's next read of the model (at most a tenth
+	// of a second later): wait for it too, so what is read and photographed is
+	// the step reached.
 	waitFor(t, ctx, `(p => p.dataset.state === 'reached' && document.getElementById('lesson-count').textContent === 'Step `+strconv.Itoa(n)+` of `+strconv.Itoa(steps)+`')(document.getElementById('lesson'))`, 10*time.Second)
 	// The explanation of the step's highlight comes a frame or two later.
 	waitFor(t, ctx, `!document.getElementById('explain').textContent.includes('looking up')`, 10*time.Second)

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
+
 	"schedplay/playground"
 	"schedplay/playground/runner"
 )
@@ -40,18 +42,40 @@ func BenchmarkFrame64(b *testing.B) {
 	}
 }
 
-// BenchmarkUI measures building the page update (a few times a second).
-func BenchmarkUI(b *testing.B) {
+// BenchmarkSnapshot measures the page's read of the model: "full" builds and
+// encodes every section (the page's first read, or one after an edit), "frame"
+// is a playing run's read once a frame, where only the sections due are built
+// and only those that changed are encoded (the frame's Update is not timed).
+func BenchmarkSnapshot(b *testing.B) {
 	ps, _ := playground.BuiltinPresets()
 	m := playground.New(playground.Options{Presets: ps, Runner: runner.NewLocal(func() float64 { return 0 })})
 	m.Load("#v=1&preset=tpcb-32vcpu&speed=max", nil)
 	m.RunTo(100_000_000)
-	for i := 0; m.Playing() && i < 100000; i++ {
-		m.Update(float64(i) * 16)
+	now := 0.0
+	for ; m.Playing() && now < 16*100000; now += 16 {
+		m.Update(now)
 	}
-	for b.Loop() {
-		if _, err := m.UIJSON(); err != nil {
-			b.Fatal(err)
+	b.Run("full", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.SnapshotJSON(0); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("frame", func(b *testing.B) {
+		m.Set("speed", "20ms")
+		m.Play()
+		seq := m.Snapshot(0).Seq
+		for b.Loop() {
+			b.StopTimer()
+			now += 16.7
+			m.Update(now)
+			b.StartTimer()
+			snap := m.Snapshot(seq) // as SnapshotJSON does, keeping Seq for the next read
+			if _, err := json.Marshal(snap); err != nil {
+				b.Fatal(err)
+			}
+			seq = snap.Seq
+		}
+	})
 }

@@ -47,7 +47,7 @@ func TestCardsAndLatencyFromEngine(t *testing.T) {
 			}
 			want := sim.ResultsWindow(window)
 
-			u := m.UI()
+			u := m.cardsUI()
 			cards := map[string]string{}
 			for _, c := range u.Cards {
 				cards[c.ID] = c.A
@@ -71,7 +71,7 @@ func TestCardsAndLatencyFromEngine(t *testing.T) {
 			if got := m.arms[0].latency; got != wantHist || got.N != want.Completed || got.N == 0 {
 				t.Errorf("latency chart counts %d requests (%+v), the engine's window %d (%+v)", got.N, got.Counts, want.Completed, wantHist.Counts)
 			}
-			if len(u.Hist.Bars) == 0 {
+			if len(m.histChart().Bars) == 0 {
 				t.Error("the latency chart draws no bars")
 			}
 		})
@@ -98,7 +98,7 @@ func TestBusyVCPUsHostCard(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			m := New(Options{Presets: ps, Fragment: tc.frag, Runner: runner.NewLocal(func() float64 { return 0 })})
 			var card *Card
-			u := m.UI()
+			u := m.cardsUI()
 			for i, c := range u.Cards {
 				if c.ID == "busy-host" {
 					card = &u.Cards[i]
@@ -131,7 +131,7 @@ func TestCardsOnAnIdleGuest(t *testing.T) {
 		m.Update(float64(i) * 16)
 	}
 	cards := map[string]Card{}
-	for _, c := range m.UI().Cards {
+	for _, c := range m.cardsUI().Cards {
 		cards[c.ID] = c
 		if c.A == c.B && c.Change != "" {
 			t.Errorf("card %s shows %s -> %s with a change of %s", c.ID, c.A, c.B, c.Change)

@@ -10,6 +10,105 @@ import (
 	"schedplay/view"
 )
 
+// Chart is one SVG chart, laid out: the page sets its viewBox and paints every
+// element where the chart says, computing no position of its own.
+type Chart struct {
+	Title string `json:"title"`
+	// ViewBox is the SVG's viewBox ("0 0 320 150"); everything else is in its
+	// units.
+	ViewBox string `json:"view_box"`
+	// Axis is the x axis along the plot's bottom; Grid the y ticks' lines across
+	// the plot; Labels every tick's text.
+	Axis   Seg     `json:"axis"`
+	Grid   []Seg   `json:"grid"`
+	Labels []Label `json:"labels"`
+	Lines  []Line  `json:"lines"`
+	Bars   []Bar   `json:"bars,omitzero"`
+	// Empty says, in the middle of the plot, why there is nothing to plot.
+	Empty  *Label `json:"empty,omitzero"`
+	Note   string `json:"note,omitzero"`
+	Button string `json:"button,omitzero"`
+}
+
+// Line is one series; Dots are points drawn as rings (published numbers).
+type Line struct {
+	Name  string `json:"name"`
+	D     string `json:"d"`
+	Color string `json:"color"`
+	Dots  []Dot  `json:"dots,omitzero"`
+}
+
+// Dot is a marker at a viewBox position.
+type Dot struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Title string  `json:"title"`
+}
+
+// Bar is a histogram bar in viewBox units.
+type Bar struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	W     float64 `json:"w"`
+	H     float64 `json:"h"`
+	Color string  `json:"color"`
+	Title string  `json:"title"`
+}
+
+// Seg is a line from (X1, Y1) to (X2, Y2) in viewBox units.
+type Seg struct {
+	X1 float64 `json:"x1"`
+	Y1 float64 `json:"y1"`
+	X2 float64 `json:"x2"`
+	Y2 float64 `json:"y2"`
+}
+
+// Label is a text whose baseline starts, ends or centres (Anchor, SVG's
+// text-anchor) at (X, Y).
+type Label struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Anchor string  `json:"anchor"`
+	Text   string  `json:"text"`
+}
+
+// Where tick labels go, for the page's 11 px chart text: a y label ends
+// labelGap left of the plot, its baseline labelDrop below its tick so that the
+// text centres on it; an x label's baseline is xLabelDrop below the plot.
+const (
+	labelGap   = 4
+	labelDrop  = 3
+	xLabelDrop = 14
+)
+
+// newChart is an empty chart: its viewBox and its x axis.
+func newChart(title string) Chart {
+	p := view.Plot()
+	bottom := float64(p.Y + p.H)
+	return Chart{Title: title, ViewBox: fmt.Sprintf("0 0 %d %d", view.ChartW, view.ChartH),
+		Axis: Seg{X1: float64(p.X), Y1: bottom, X2: float64(p.X + p.W), Y2: bottom}}
+}
+
+// ticks lays out the axes' ticks: a grid line and a label at each y tick, a
+// label under each x tick.
+func (c *Chart) ticks(xt, yt []view.Tick) {
+	p := view.Plot()
+	left, right, bottom := float64(p.X), float64(p.X+p.W), float64(p.Y+p.H)
+	for _, t := range yt {
+		c.Grid = append(c.Grid, Seg{X1: left, Y1: t.Pos, X2: right, Y2: t.Pos})
+		c.Labels = append(c.Labels, Label{X: left - labelGap, Y: t.Pos + labelDrop, Anchor: "end", Text: t.Text})
+	}
+	for _, t := range xt {
+		c.Labels = append(c.Labels, Label{X: t.Pos, Y: bottom + xLabelDrop, Anchor: "middle", Text: t.Text})
+	}
+}
+
+// empty says why there is nothing to plot, in the middle of the plot.
+func (c *Chart) empty(text string) {
+	p := view.Plot()
+	c.Empty = &Label{X: float64(p.X) + float64(p.W)/2, Y: float64(p.Y) + float64(p.H)/2 + labelDrop, Anchor: "middle", Text: text}
+}
+
 // chartMetric is one choice of the over-time chart: the picker's value and label,
 // and the series it plots.
 type chartMetric struct {
@@ -19,7 +118,7 @@ type chartMetric struct {
 
 // chartMetrics are the over-time chart's choices in picker order. This is the one
 // list: the page builds its picker from Meta.Charts, Set("chart") accepts its
-// values and UI.Chart reports one.
+// values and Settings.Chart reports one.
 func chartMetrics() []chartMetric {
 	return []chartMetric{
 		{Option{"throughput", "throughput"}, view.Throughput},
@@ -70,10 +169,10 @@ func yFormat(mt view.Metric) func(float64) string {
 
 // timeChart plots the chosen metric over simulated time for every arm.
 func (m *Model) timeChart() Chart {
-	c := Chart{Title: chartOf(m.chart).Label + " over simulated time"}
+	c := newChart(chartOf(m.chart).Label + " over simulated time")
 	end := m.arms[0].series.EndNs()
 	if end <= 0 || len(m.arms[0].series.Buckets) < 2 {
-		c.Empty = "press play: the chart fills as simulated time passes"
+		c.empty("press play: the chart fills as simulated time passes")
 		return c
 	}
 	var vals [][]float64
@@ -108,15 +207,16 @@ func (m *Model) timeChart() Chart {
 		}
 		c.Lines = append(c.Lines, Line{Name: m.arms[i].Name, D: view.LinePath(xs, v, sc), Color: m.armColor(i)})
 	}
-	c.YTicks = view.YTicks(sc, yFormat(m.chart))
-	c.XTicks = view.XTicks(sc, []float64{0, xmax / 2, xmax}, func(ms float64) string { return view.Duration(ms * 1e6) })
+	c.ticks(view.XTicks(sc, []float64{0, xmax / 2, xmax}, func(ms float64) string { return view.Duration(ms * 1e6) }),
+		view.YTicks(sc, yFormat(m.chart)))
 	return c
 }
 
 // sweepChart plots throughput against clients for every arm, with the published
 // numbers of the matching arm as rings.
 func (m *Model) sweepChart() Chart {
-	c := Chart{Title: "sweep: throughput vs clients", Button: "run sweep"}
+	c := newChart("sweep: throughput vs clients")
+	c.Button = "run sweep"
 	sw := m.sweep
 	pub := m.publishedPoints()
 	xmax, ymax := 1.0, 0.0
@@ -137,11 +237,11 @@ func (m *Model) sweepChart() Chart {
 	}
 	if !m.usesClients(m.setup.base) {
 		c.Button = ""
-		c.Empty = "this workload has no client count to sweep"
+		c.empty("this workload has no client count to sweep")
 		return c
 	}
 	if sw == nil && len(pub) == 0 {
-		c.Empty = "run the scenario across client counts for every arm"
+		c.empty("run the scenario across client counts for every arm")
 		return c
 	}
 	sc := view.Scale{X0: 0, X1: xmax * 1.05, Y1: view.NiceCeil(ymax)}
@@ -175,8 +275,8 @@ func (m *Model) sweepChart() Chart {
 			xt = append(xt, p.clients)
 		}
 	}
-	c.XTicks = view.XTicks(sc, dedupe(xt), func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
-	c.YTicks = view.YTicks(sc, view.Compact)
+	c.ticks(view.XTicks(sc, dedupe(xt), func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }),
+		view.YTicks(sc, view.Compact))
 	switch {
 	case sw == nil:
 		c.Note = "rings: published numbers"
@@ -242,7 +342,7 @@ func (m *Model) publishedPoints() []pubPoint {
 // histChart draws the engine's latency histogram of the window the cards show
 // (share of requests per logarithmic bin), one bar per arm in each bin.
 func (m *Model) histChart() Chart {
-	c := Chart{Title: "latency (log scale)"}
+	c := newChart("latency (log scale)")
 	lo, hi := view.HistBins, -1
 	for _, a := range m.arms {
 		for i, n := range a.latency.Counts {
@@ -252,7 +352,7 @@ func (m *Model) histChart() Chart {
 		}
 	}
 	if hi < 0 {
-		c.Empty = "no requests completed in this window yet"
+		c.empty("no requests completed in this window yet")
 		return c
 	}
 	lo, hi = max(lo-1, 0), min(hi+1, view.HistBins-1)
@@ -279,8 +379,7 @@ func (m *Model) histChart() Chart {
 	for i := (lo + view.BinsPerDecade - 1) / view.BinsPerDecade * view.BinsPerDecade; i <= hi+1; i += view.BinsPerDecade {
 		xt = append(xt, float64(i))
 	}
-	c.XTicks = view.XTicks(sc, xt, func(v float64) string { return view.Duration(edge(int(v))) })
-	c.YTicks = view.YTicks(sc, view.Percent)
+	c.ticks(view.XTicks(sc, xt, func(v float64) string { return view.Duration(edge(int(v))) }), view.YTicks(sc, view.Percent))
 	c.Note = "share of requests by latency in the measured window"
 	if m.arms[0].inWarmup {
 		c.Note = "share of requests by latency during the warm-up"

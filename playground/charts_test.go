@@ -10,10 +10,11 @@ import (
 )
 
 // The chart picker's choices come from the model (Meta.Charts); each one is
-// accepted by Set, reported by UI and State, and titles the chart.
+// accepted by Set, reported by the snapshot's settings and State, and titles the
+// chart.
 func TestChartPicker(t *testing.T) {
 	m, _ := newModel(t, "#v=1&preset=small")
-	charts := m.Meta().Charts
+	charts := m.Snapshot(0).Meta.Charts
 	var values []string
 	for _, c := range charts {
 		values = append(values, c.Value)
@@ -26,9 +27,9 @@ func TestChartPicker(t *testing.T) {
 			if msg := m.Set("chart", c.Value); msg != "" {
 				t.Fatalf("Set(chart, %s): %s", c.Value, msg)
 			}
-			u := m.UI()
-			if u.Chart != c.Value || m.State().Chart != c.Value {
-				t.Errorf("UI reports chart %q, State %q", u.Chart, m.State().Chart)
+			u := m.Snapshot(0)
+			if u.Settings.Chart != c.Value || m.State().Chart != c.Value {
+				t.Errorf("the snapshot reports chart %q, State %q", u.Settings.Chart, m.State().Chart)
 			}
 			if want := c.Label + " over simulated time"; u.TimeChart.Title != want {
 				t.Errorf("title %q, want %q", u.TimeChart.Title, want)
@@ -38,13 +39,13 @@ func TestChartPicker(t *testing.T) {
 	if msg := m.Set("chart", "latency"); !strings.Contains(msg, `"latency" is not one of throughput, busy, ipis, halts`) {
 		t.Errorf("an unknown chart gives %q", msg)
 	}
-	if m.UI().Chart != "halts" {
-		t.Errorf("a rejected chart changed it to %q", m.UI().Chart)
+	if got := m.State().Chart; got != "halts" {
+		t.Errorf("a rejected chart changed it to %q", got)
 	}
 	// A finite run completes nothing until its end: it opens on busy vCPUs.
 	ps, _ := playground.BuiltinPresets()
 	hb := playground.New(playground.Options{Presets: ps, Fragment: "#v=1&preset=hackbench", Runner: runner.NewLocal(func() float64 { return 0 })})
-	if got := hb.UI().Chart; got != "busy" {
+	if got := hb.State().Chart; got != "busy" {
 		t.Errorf("hackbench opens on chart %q, want busy", got)
 	}
 }

@@ -160,7 +160,7 @@ func (m *Model) receive() {
 				a.err, a.done = f.Err, true // it answers every checkpoint from now on
 			}
 		} else if m.sweep != nil {
-			m.sweep.take(m, f)
+			m.sweep.take(f)
 		}
 	}
 	clear(m.inbox)
@@ -203,7 +203,7 @@ func (m *Model) showReady(wallMs float64) {
 			// The leader's answer stays in its inbox: the checkpoint that brings
 			// every arm to just after the event shows it, in order.
 			f, ok := m.arms[cp.leader].answer(cp.seq)
-			m.untilFound(cp, f, ok)
+			m.lesson.untilFound(m, cp, f, ok)
 			continue
 		}
 		if cp.kind == ckCancel {
@@ -328,7 +328,9 @@ func (m *Model) exchange(wallMs float64) {
 			m.request(ckAdvance, p.reqNs, false, false)
 		}
 	}
-	m.stepSweep()
+	if m.sweep != nil {
+		m.sweep.step()
+	}
 	m.run.Pump(m.time.clock() + m.time.budget())
 	m.receive()
 	m.showReady(wallMs)
@@ -353,7 +355,7 @@ func (m *Model) Update(nowMs float64) {
 	for _, a := range m.arms {
 		a.settle(nowMs)
 	}
-	m.lessonTick()
+	m.lesson.tick(m)
 	if dt > 0 && tc.playing {
 		got := float64(m.pipe.shownNs-before) / (dt / 1000)
 		tc.effSpeed += (got - tc.effSpeed) * effSpeedSmoothing
@@ -362,6 +364,7 @@ func (m *Model) Update(nowMs float64) {
 
 // Play starts or resumes the run; at the horizon it starts over.
 func (m *Model) Play() {
+	m.edits++
 	m.cancelHunt()
 	if m.done() {
 		m.Reset()
@@ -373,6 +376,7 @@ func (m *Model) Play() {
 // max speed or a jump stops within one chunk of engine work; the arms then meet at
 // the furthest one's time.
 func (m *Model) Pause() {
+	m.edits++
 	m.time.playing = false
 	m.time.runToNs = -1
 	if m.jump != nil {
@@ -414,6 +418,7 @@ func (m *Model) Step() {
 // RunTo plays until simulated time t (ns) and pauses there exactly: the page's
 // tests and embedders use it to compare runs at the same instant.
 func (m *Model) RunTo(t int64) {
+	m.edits++
 	m.cancelHunt()
 	m.time.runToNs = t
 	m.time.playing = m.refused == ""
@@ -431,6 +436,7 @@ func (m *Model) done() bool {
 
 // Reset restarts the run at time zero (same scenario, same seed).
 func (m *Model) Reset() {
+	m.edits++
 	playing := m.time.playing
 	m.view.AtNs = 0
 	m.rebuild()

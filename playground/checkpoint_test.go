@@ -95,7 +95,7 @@ func TestPauseCancelsRunAhead(t *testing.T) {
 		l.Work(0, 2)
 		m.Update(float64(i) * 16)
 	}
-	u := m.UI()
+	u := m.State()
 	if u.Jump == nil || u.Jump.Done <= 0 || u.Jump.Done >= 1 || !strings.Contains(u.Fragment, "t=15s") {
 		t.Fatalf("during the jump: progress %+v, fragment %q", u.Jump, u.Fragment)
 	}
@@ -181,7 +181,7 @@ func TestRefusalIsShown(t *testing.T) {
 	m.Play()
 	l.Work(0, 5)
 	m.Update(16)
-	u := m.UI()
+	u := m.State()
 	if !strings.Contains(u.Refused, "workload.clients") || u.Playing {
 		t.Errorf("refused %q, playing %v", u.Refused, u.Playing)
 	}
@@ -203,7 +203,7 @@ func TestExplainThroughWorkers(t *testing.T) {
 		}
 		m.Update(float64(1000 + i*16))
 	}
-	if ex := m.UI().Explain; !strings.HasPrefix(ex, "B · CPU 0 · t = ") {
+	if ex := m.State().Explain; !strings.HasPrefix(ex, "B · CPU 0 · t = ") {
 		t.Errorf("explanation %q", ex)
 	}
 }

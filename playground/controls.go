@@ -14,7 +14,7 @@ import (
 // element id, is the page's choice (panelKnobs). Everything else comes from the
 // engine's knob schema (engine.Knobs): the label, unit, tooltip (the knob's Doc),
 // the choices of a select, the slider's ladder (from Min, Max and Log), and when
-// the control is shown at all (Knob.Applies, see UI).
+// the control is shown at all (Knob.Applies, see controlsUI).
 type Control struct {
 	// ID is the element id, which the e2e tests and embedding pages use: vcpus,
 	// clients, spin-cap, adaptive-spin, wake-pull, policy, platform, ...
@@ -167,7 +167,7 @@ func (c *Control) applies(scs []engine.Scenario) bool {
 	return slices.ContainsFunc(scs, c.knob.Applies)
 }
 
-// ControlValue is a control's current state, sent to the page with every UI update.
+// ControlValue is a control's current state, in the snapshot's controls section.
 type ControlValue struct {
 	ID string `json:"id"`
 	// Value is the knob value as the engine reads it.

@@ -153,7 +153,7 @@ func TestControlsShownApply(t *testing.T) {
 				t.Fatal(m.problems)
 			}
 			hidden := map[string]bool{}
-			for _, cv := range m.UI().Controls {
+			for _, cv := range m.controlsUI().Values {
 				hidden[cv.ID] = cv.Hidden
 			}
 			for _, id := range tc.shown {

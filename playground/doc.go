@@ -8,7 +8,8 @@
 //
 // The js/wasm program (package main in wasm/) is a thin shell around a Model:
 // Ebiten's Update calls Model.Update, Draw paints Model.Render's mesh, and the
-// JavaScript bridge forwards control changes to Model.Set and reads Model.UI and
+// JavaScript bridge forwards control changes to Model.Set and reads the page's
+// one snapshot (Model.Snapshot: sections, each with a version, snapshot.go) and
 // Model.State as JSON. Nothing here imports Ebiten or syscall/js, so the whole model
 // runs in native tests with a fake clock, the worker protocol included
 // (runner.Loopback).

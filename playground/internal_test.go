@@ -83,7 +83,7 @@ func TestSharedQueue(t *testing.T) {
 		t.Errorf("new rule: nothing in the shared queue of 400 tasks on 8 CPUs (old rule: %d)", a)
 	}
 	m.Render(1400, 600, 1, 0)
-	if ti := m.UI().Panes[1].Title; !strings.Contains(ti, "in the shared queue") {
+	if ti := m.panes().Panes[1].Title; !strings.Contains(ti, "in the shared queue") {
 		t.Errorf("pane title %q lacks the shared queue", ti)
 	}
 }

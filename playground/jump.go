@@ -7,7 +7,6 @@ package playground
 import (
 	"fmt"
 
-	"schedplay/playground/urlstate"
 	"schedplay/view"
 )
 
@@ -31,6 +30,7 @@ type JumpUI struct {
 // moment before the one shown starts the run over from zero: the run is
 // deterministic, so it passes through the same states.
 func (m *Model) JumpTo(t int64) string {
+	m.edits++
 	if m.refused != "" {
 		return "t: the engine refused this scenario"
 	}
@@ -48,32 +48,15 @@ func (m *Model) JumpTo(t int64) string {
 	return ""
 }
 
-// setMoment is Set("t", value): a moment as the URL writes it ("12s", "250ms").
-func (m *Model) setMoment(value string) string {
-	t, err := urlstate.ParseMoment(value)
-	if err != nil {
-		return "t: " + err.Error()
-	}
-	return m.JumpTo(t)
-}
-
-// jumpFromLink starts the jump a link asks for, or reports why it cannot.
-func (m *Model) jumpFromLink(t int64) {
-	if msg := m.JumpTo(t); msg != "" {
-		m.problems = append(m.problems, msg+"; starting at zero")
-		m.view.AtNs = 0
-	}
-}
-
-// jumpUI describes the run ahead in progress, or nil.
-func (m *Model) jumpUI() *JumpUI {
-	j := m.jump
+// view describes the run ahead in progress at shownNs, or nil when there is
+// none.
+func (j *jump) view(shownNs int64) *JumpUI {
 	if j == nil {
 		return nil
 	}
 	done := 1.0
 	if j.toNs > j.fromNs {
-		done = min(max(float64(m.pipe.shownNs-j.fromNs)/float64(j.toNs-j.fromNs), 0), 1)
+		done = min(max(float64(shownNs-j.fromNs)/float64(j.toNs-j.fromNs), 0), 1)
 	}
 	return &JumpUI{To: view.SimTime(j.toNs), Done: done}
 }

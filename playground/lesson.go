@@ -42,7 +42,12 @@ const (
 	phaseOffScript                    // the page shows another scenario than the step's
 )
 
-// lessonPlayer is the lesson open in the page, if any.
+// lessonPlayer is the lesson open in the page, if any: a sub-model that keeps
+// the step's state and drives the Model it is given (its scenario, jumps and
+// checkpoints) as blocks' scenes drive their game in Ebiten's examples. The
+// Model reaches it at a few points: Load (openFromURL), the URL (scriptState),
+// Set (setLesson, setStep), Update (tick), a ckUntil's answer (untilFound), and
+// the read side (view, captionUI, options).
 type lessonPlayer struct {
 	all   []lesson.Lesson
 	cur   *lesson.Lesson // nil: no lesson open
@@ -71,10 +76,10 @@ type LessonOption struct {
 	Steps   int    `json:"steps"`
 }
 
-// Lessons lists the lessons offered, for the page's picker.
-func (m *Model) Lessons() []LessonOption {
+// options lists the lessons offered, for the page's picker.
+func (lp *lessonPlayer) options() []LessonOption {
 	var out []LessonOption
-	for _, l := range m.lesson.all {
+	for _, l := range lp.all {
 		out = append(out, LessonOption{Name: l.Name, Title: l.Title, Summary: l.Summary, Steps: len(l.Steps)})
 	}
 	return out
@@ -84,8 +89,7 @@ func (m *Model) Lessons() []LessonOption {
 // scenario of its own (preset, knobs, compare, shared), fills st with the step's
 // so that Load shows it. A lesson or step the page does not have is a problem,
 // and the page carries on without it (or at the first step).
-func (m *Model) openFromURL(st urlstate.State, shared bool) urlstate.State {
-	lp := &m.lesson
+func (lp *lessonPlayer) openFromURL(m *Model, st urlstate.State, shared bool) urlstate.State {
 	lp.cur = nil
 	if st.View.Lesson == "" {
 		return st
@@ -102,7 +106,7 @@ func (m *Model) openFromURL(st urlstate.State, shared bool) urlstate.State {
 		n = 0
 	}
 	st.View.LessonStep = n + 1
-	m.openStep(&l, n)
+	lp.openStep(m, &l, n)
 	if shared || st.Preset != "" || len(st.Knobs) > 0 || st.View.Compare != urlstate.CompareDefault {
 		lp.phase = phaseOffScript
 		return st
@@ -122,8 +126,7 @@ func (m *Model) openFromURL(st urlstate.State, shared bool) urlstate.State {
 }
 
 // openStep makes step n of l the open one, resolving what it shows.
-func (m *Model) openStep(l *lesson.Lesson, n int) {
-	lp := &m.lesson
+func (lp *lessonPlayer) openStep(m *Model, l *lesson.Lesson, n int) {
 	lp.cur, lp.step, lp.note, lp.caption, lp.eventCPU = l, n, "", nil, -1
 	s := l.Setup(n)
 	lp.want, _ = reconcile(m.presets, s.Preset, s.Knobs, nil)
@@ -139,8 +142,7 @@ func (m *Model) openStep(l *lesson.Lesson, n int) {
 }
 
 // onScript reports whether the page shows the open step's scenario.
-func (m *Model) onScript() bool {
-	lp := &m.lesson
+func (lp *lessonPlayer) onScript(m *Model) bool {
 	return lp.cur != nil && !m.setup.src.shared && m.setup.src.preset.Name == lp.want.src.preset.Name &&
 		slices.Equal(m.setup.knobs, lp.want.knobs) &&
 		[3]string{m.view.Compare, m.view.CompareA, m.view.CompareB} == lp.wantCmp
@@ -148,26 +150,26 @@ func (m *Model) onScript() bool {
 
 // scriptState is the URL state of a lesson on script: the lesson and step, and
 // the view keys but those the step sets; false when no lesson is on script.
-func (m *Model) scriptState() (urlstate.State, bool) {
-	if !m.onScript() {
+func (lp *lessonPlayer) scriptState(m *Model) (urlstate.State, bool) {
+	if !lp.onScript(m) {
 		return urlstate.State{}, false
 	}
 	v := m.view
 	v.Compare, v.CompareA, v.CompareB, v.AtNs = urlstate.CompareDefault, "", "", 0
-	if v.Speed == m.lesson.cur.Setup(m.lesson.step).Speed {
+	if v.Speed == lp.cur.Setup(lp.step).Speed {
 		v.Speed = ""
 	}
 	return urlstate.State{View: v}, true
 }
 
 // setLesson is Set("lesson", name): open a lesson at its first step ("" closes).
-func (m *Model) setLesson(name string) string {
+func (lp *lessonPlayer) setLesson(m *Model, name string) string {
 	if name == "" {
-		m.lesson.cur = nil
+		lp.cur = nil
 		m.view.Lesson, m.view.LessonStep = "", 0
 		return ""
 	}
-	if _, ok := lesson.Find(m.lesson.all, name); !ok {
+	if _, ok := lesson.Find(lp.all, name); !ok {
 		return fmt.Sprintf("lesson: there is no lesson %q", name)
 	}
 	v := m.view
@@ -178,8 +180,7 @@ func (m *Model) setLesson(name string) string {
 }
 
 // setStep is Set("step", n): go to step n (from 1) of the open lesson.
-func (m *Model) setStep(value string) string {
-	lp := &m.lesson
+func (lp *lessonPlayer) setStep(m *Model, value string) string {
 	if lp.cur == nil {
 		return "step: no lesson is open"
 	}
@@ -190,17 +191,16 @@ func (m *Model) setStep(value string) string {
 	if n > len(lp.cur.Steps) {
 		return fmt.Sprintf("step: lesson %s has %d steps", lp.cur.Name, len(lp.cur.Steps))
 	}
-	m.gotoStep(n - 1)
+	lp.gotoStep(m, n-1)
 	return ""
 }
 
 // gotoStep shows step n: its scenario (reusing the run on screen when it can),
 // its speed, then runs to its moment.
-func (m *Model) gotoStep(n int) {
-	lp := &m.lesson
-	m.openStep(lp.cur, n)
+func (lp *lessonPlayer) gotoStep(m *Model, n int) {
+	lp.openStep(m, lp.cur, n)
 	st := lp.cur.Steps[n]
-	if !m.onScript() {
+	if !lp.onScript(m) {
 		s := lp.cur.Setup(n)
 		v := m.view
 		v.Compare, v.CompareA, v.CompareB, v.AtNs = lp.wantCmp[0], lp.wantCmp[1], lp.wantCmp[2], 0
@@ -210,17 +210,16 @@ func (m *Model) gotoStep(n int) {
 		m.view.Speed = st.Speed
 		m.time.setSpeed(st.Speed)
 	}
-	m.runStep()
+	lp.runStep(m)
 }
 
 // runStep runs to the open step's start: a jump, after starting over when the
 // run on screen cannot be continued to it exactly (see the file's comment).
-func (m *Model) runStep() {
-	lp := &m.lesson
+func (lp *lessonPlayer) runStep(m *Model) {
 	m.time.playing, m.time.runToNs, m.jump = false, -1, nil
 	m.sel = noSelection()
 	shown := m.pipe.shownNs
-	if len(m.pipe.pending) > 0 || shown > lp.startNs || shown == lp.startNs && !m.cleanAt(shown) {
+	if len(m.pipe.pending) > 0 || shown > lp.startNs || shown == lp.startNs && !lp.cleanAt(m, shown) {
 		m.rebuild()
 	}
 	lp.phase = phaseRunning
@@ -231,8 +230,7 @@ func (m *Model) runStep() {
 
 // cleanAt reports whether the arms stand at t on a clean boundary: every event
 // before t processed and none at or after it, as a fresh run to t leaves them.
-func (m *Model) cleanAt(t int64) bool {
-	lp := &m.lesson
+func (lp *lessonPlayer) cleanAt(m *Model, t int64) bool {
 	if lp.cleanNs != t || len(lp.cleanEvents) != len(m.arms) {
 		return false
 	}
@@ -244,18 +242,17 @@ func (m *Model) cleanAt(t int64) bool {
 	return true
 }
 
-// lessonTick moves the open step along; Update calls it every frame.
-func (m *Model) lessonTick() {
-	lp := &m.lesson
+// tick moves the open step along; Update calls it every frame.
+func (lp *lessonPlayer) tick(m *Model) {
 	if lp.cur == nil {
 		return
 	}
 	switch lp.phase {
 	case phaseBegin:
-		m.runStep()
+		lp.runStep(m)
 		return
 	case phaseReached, phaseStopped, phaseOffScript:
-		if lp.phase != phaseOffScript && !m.onScript() {
+		if lp.phase != phaseOffScript && !lp.onScript(m) {
 			lp.phase, lp.caption = phaseOffScript, nil
 		}
 		if lp.phase == phaseReached && m.arms[0].id != lp.armID {
@@ -263,7 +260,7 @@ func (m *Model) lessonTick() {
 		}
 		return
 	}
-	if !m.onScript() {
+	if !lp.onScript(m) {
 		lp.phase, lp.caption = phaseOffScript, nil
 		return
 	}
@@ -280,16 +277,15 @@ func (m *Model) lessonTick() {
 	case m.pipe.shownNs != lp.targetNs:
 		lp.phase = phaseStopped // paused on the way
 	case lp.phase == phaseRunning && lp.cur.Steps[lp.step].Until != nil:
-		m.hunt()
+		lp.hunt(m)
 	default:
-		m.arrive()
+		lp.arrive(m)
 	}
 }
 
 // hunt asks the step's arm to run until its event, for at most the step's
 // "within" (or to the horizon).
-func (m *Model) hunt() {
-	lp := &m.lesson
+func (lp *lessonPlayer) hunt(m *Model) {
 	u := lp.cur.Steps[lp.step].Until
 	if u.ArmIndex >= len(m.arms) {
 		lp.phase, lp.note = phaseStopped, "this step is about arm B, and the page runs one arm"
@@ -306,7 +302,7 @@ func (m *Model) hunt() {
 // untilFound takes the answer to a ckUntil: the arms then go to just after the
 // event (at+1 ns, where a fresh run to that moment stands too), or to the limit
 // when it did not happen.
-func (m *Model) untilFound(cp checkpoint, f runner.Frame, ok bool) {
+func (lp *lessonPlayer) untilFound(m *Model, cp checkpoint, f runner.Frame, ok bool) {
 	ev := cp.until
 	hit := ok && f.Err == "" && (ev == runner.EventDone && f.Done || ev != runner.EventDone && !f.Done && f.NowNs < cp.toNs)
 	target := cp.toNs
@@ -314,7 +310,6 @@ func (m *Model) untilFound(cp checkpoint, f runner.Frame, ok bool) {
 		target = f.NowNs + 1
 	}
 	m.request(ckAdvance, target, true, false)
-	lp := &m.lesson
 	if lp.cur == nil || lp.phase != phaseHunting || cp.seq != lp.untilSeq {
 		return // the lesson moved on: the arms just meet again
 	}
@@ -330,8 +325,7 @@ func (m *Model) untilFound(cp checkpoint, f runner.Frame, ok bool) {
 // arrive pauses at the step's moment: it records the clean boundary, points at
 // the step's vCPU or thread and fills the caption once every arm's results are
 // from this moment.
-func (m *Model) arrive() {
-	lp := &m.lesson
+func (lp *lessonPlayer) arrive(m *Model) {
 	for _, a := range m.arms {
 		if a.err == "" && a.resultsAt != a.NowNs() {
 			m.request(ckAdvance, m.pipe.shownNs, true, false) // results here first
@@ -345,26 +339,26 @@ func (m *Model) arrive() {
 	}
 	m.view.AtNs = 0 // the step names the moment, not t=
 	if h := lp.cur.Steps[lp.step].Highlight; h != nil {
-		m.sel = m.highlight(h)
+		m.sel = lp.highlight(m, h)
 		if h.Event {
 			// The arm holds the engine's decision about the event itself (its
 			// answer to the ckUntil): no newer one is to be looked up.
 			m.pipe.sel = m.sel
 		}
 	}
-	lp.caption = m.fillCaption()
+	lp.caption = lp.fillCaption(m)
 }
 
 // highlight resolves a step's highlight to a selection on the arms shown.
-func (m *Model) highlight(h *lesson.Highlight) Selection {
+func (lp *lessonPlayer) highlight(m *Model, h *lesson.Highlight) Selection {
 	if h.ArmIndex >= len(m.arms) {
 		return noSelection()
 	}
 	a := m.arms[h.ArmIndex]
 	switch {
 	case h.Event:
-		if m.lesson.eventCPU >= 0 {
-			return Selection{Arm: h.ArmIndex, CPU: m.lesson.eventCPU, Thread: -1}
+		if lp.eventCPU >= 0 {
+			return Selection{Arm: h.ArmIndex, CPU: lp.eventCPU, Thread: -1}
 		}
 	case h.CPU != nil:
 		return Selection{Arm: h.ArmIndex, CPU: *h.CPU, Thread: -1}

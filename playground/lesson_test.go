@@ -26,10 +26,10 @@ func lessonModel(t *testing.T, frag string) *playground.Model {
 
 // untilSettled runs frames until the open step is no longer running and returns
 // its panel.
-func untilSettled(t *testing.T, m *playground.Model) playground.LessonUI {
+func untilSettled(t *testing.T, m *playground.Model) playground.LessonState {
 	t.Helper()
 	for i := 1; ; i++ {
-		u := m.LessonUI()
+		u := playground.LessonPanel(m)
 		if u.State != "running" {
 			return u
 		}
@@ -42,7 +42,7 @@ func untilSettled(t *testing.T, m *playground.Model) playground.LessonUI {
 
 // captionText is a filled caption as one string, and whether every number in
 // it was filled.
-func captionText(u playground.LessonUI) (string, bool) {
+func captionText(u playground.LessonState) (string, bool) {
 	var b strings.Builder
 	filled := true
 	for _, s := range u.Caption {
@@ -134,7 +134,7 @@ func TestLessonScript(t *testing.T) {
 
 	m.Set("machine.vcpus", "4")
 	m.Update(5e6)
-	u = m.LessonUI()
+	u = playground.LessonPanel(m)
 	frag := m.State().Fragment
 	if text, filled := captionText(u); u.State != "off-script" || filled || !strings.Contains(text, lesson.Unfilled) {
 		t.Errorf("after a knob change: %s, %q", u.State, text)
@@ -144,15 +144,15 @@ func TestLessonScript(t *testing.T) {
 	}
 	reopened := lessonModel(t, "#"+frag)
 	reopened.Update(16)
-	if u := reopened.LessonUI(); u.State != "off-script" || u.Step != 2 || reopened.State().Scenario == nil || len(reopened.State().CPUs) != 4 {
+	if u := playground.LessonPanel(reopened); u.State != "off-script" || u.Step != 2 || reopened.State().Scenario == nil || len(reopened.State().CPUs) != 4 {
 		t.Errorf("the off-script link reopens %s at step %d with %d vCPUs", u.State, u.Step, len(reopened.State().CPUs))
 	}
 	m.Set("step", "2")
 	if u := untilSettled(t, m); u.State != "reached" || len(m.State().CPUs) != 8 {
 		t.Errorf("step 2 again: %s with %d vCPUs", u.State, len(m.State().CPUs))
 	}
-	if m.Set("lesson", ""); m.LessonUI().Open || strings.Contains(m.State().Fragment, "lesson") {
-		t.Errorf("closed, the lesson still shows: %+v, %q", m.LessonUI(), m.State().Fragment)
+	if m.Set("lesson", ""); playground.LessonPanel(m).Open || strings.Contains(m.State().Fragment, "lesson") {
+		t.Errorf("closed, the lesson still shows: %+v, %q", playground.LessonPanel(m), m.State().Fragment)
 	}
 }
 
@@ -181,7 +181,7 @@ func TestLessonErrors(t *testing.T) {
 					t.Errorf("problem %q, want %q", probs[i], p)
 				}
 			}
-			if u := m.LessonUI(); u.Open != tc.open || u.Step != tc.step {
+			if u := playground.LessonPanel(m); u.Open != tc.open || u.Step != tc.step {
 				t.Errorf("lesson open %v at step %d, want %v at %d", u.Open, u.Step, tc.open, tc.step)
 			}
 		})
@@ -218,25 +218,25 @@ func workerLessonModel(frag string) (*playground.Model, *runner.Loopback) {
 func TestLessonPausedOnTheWay(t *testing.T) {
 	m, l := workerLessonModel("#v=1&lesson=wake-sync&step=3")
 	frame := 0
-	run := func(work float64, until func(playground.LessonUI) bool) playground.LessonUI {
+	run := func(work float64, until func(playground.LessonState) bool) playground.LessonState {
 		t.Helper()
 		for ; frame < 100_000; frame++ {
-			if u := m.LessonUI(); until(u) {
+			if u := playground.LessonPanel(m); until(u) {
 				return u
 			}
 			l.Work(0, work)
 			m.Update(float64(frame) * 16)
 		}
-		t.Fatalf("after %d frames: %+v", frame, m.LessonUI())
-		return playground.LessonUI{}
+		t.Fatalf("after %d frames: %+v", frame, playground.LessonPanel(m))
+		return playground.LessonState{}
 	}
-	run(0.5, func(u playground.LessonUI) bool { return strings.HasPrefix(u.Status, "Running until") })
+	run(0.5, func(u playground.LessonState) bool { return strings.HasPrefix(u.Status, "Running until") })
 	m.Pause()
-	if u := run(0.5, func(u playground.LessonUI) bool { return u.State != "running" }); u.State != "stopped" {
+	if u := run(0.5, func(u playground.LessonState) bool { return u.State != "running" }); u.State != "stopped" {
 		t.Errorf("after a pause on the way: %s (%q)", u.State, u.Status)
 	}
 	m.Set("step", "3")
-	if u := run(5, func(u playground.LessonUI) bool { return u.State != "running" }); u.State != "reached" {
+	if u := run(5, func(u playground.LessonState) bool { return u.State != "running" }); u.State != "reached" {
 		t.Errorf("step 3 again: %s (%q)", u.State, u.Status)
 	}
 }
@@ -257,9 +257,9 @@ func TestLessonSearchInterrupted(t *testing.T) {
 		t.Run(tc.desc, func(t *testing.T) {
 			m, l := workerLessonModel("#v=1&lesson=wake-sync&step=3")
 			frame := 0
-			for ; !strings.HasPrefix(m.LessonUI().Status, "Running until"); frame++ {
+			for ; !strings.HasPrefix(playground.LessonPanel(m).Status, "Running until"); frame++ {
 				if frame > 100_000 {
-					t.Fatalf("the step never started looking: %+v", m.LessonUI())
+					t.Fatalf("the step never started looking: %+v", playground.LessonPanel(m))
 				}
 				l.Work(0, 0.5)
 				m.Update(float64(frame) * 16)
@@ -275,7 +275,7 @@ func TestLessonSearchInterrupted(t *testing.T) {
 					last = now
 				}
 			}
-			if u := m.LessonUI(); u.State != "stopped" {
+			if u := playground.LessonPanel(m); u.State != "stopped" {
 				t.Errorf("the step is %s (%q), want stopped", u.State, u.Status)
 			}
 			if last == 0 {

@@ -15,7 +15,8 @@ import (
 	"schedplay/view"
 )
 
-// LessonUI is the lesson panel.
+// LessonUI is the lesson panel around its caption: which step, and what it is
+// doing (it changes as the step runs; the caption once, when it is reached).
 type LessonUI struct {
 	Open  bool   `json:"open"`
 	Name  string `json:"name,omitzero"`
@@ -23,25 +24,43 @@ type LessonUI struct {
 	// Step counts from 1, as the page shows it, of Steps.
 	Step  int `json:"step,omitzero"`
 	Steps int `json:"steps,omitzero"`
-	// Caption is the step's caption, its numbers filled once the step is reached.
-	Caption []lesson.Segment `json:"caption,omitzero"`
 	// State is "running", "reached", "stopped" or "off-script".
 	State string `json:"state,omitzero"`
 	// Status says what the step is doing, or what went differently.
 	Status string `json:"status,omitzero"`
 }
 
-// LessonUI describes the lesson panel.
-func (m *Model) LessonUI() LessonUI {
-	lp := &m.lesson
+// CaptionUI is the open step's caption, its numbers filled once the step is
+// reached (lesson.Unfilled until then).
+type CaptionUI struct {
+	Caption []lesson.Segment `json:"caption,omitzero"`
+}
+
+// LessonState is the lesson panel with its caption, as state() reports it.
+type LessonState struct {
+	LessonUI
+	CaptionUI
+}
+
+// captionUI is the open step's caption.
+func (lp *lessonPlayer) captionUI() CaptionUI {
+	if lp.cur == nil {
+		return CaptionUI{}
+	}
+	if lp.caption != nil {
+		return CaptionUI{Caption: lp.caption}
+	}
+	st := lp.cur.Steps[lp.step]
+	segs, _ := lesson.Fill(st.Caption, st.Placeholders, func(lesson.Placeholder) (string, bool) { return "", false })
+	return CaptionUI{Caption: segs}
+}
+
+// view describes the lesson panel.
+func (lp *lessonPlayer) view(m *Model) LessonUI {
 	if lp.cur == nil {
 		return LessonUI{}
 	}
-	st := lp.cur.Steps[lp.step]
-	u := LessonUI{Open: true, Name: lp.cur.Name, Title: lp.cur.Title, Step: lp.step + 1, Steps: len(lp.cur.Steps), Caption: lp.caption}
-	if u.Caption == nil {
-		u.Caption, _ = lesson.Fill(st.Caption, st.Placeholders, func(lesson.Placeholder) (string, bool) { return "", false })
-	}
+	u := LessonUI{Open: true, Name: lp.cur.Name, Title: lp.cur.Title, Step: lp.step + 1, Steps: len(lp.cur.Steps)}
 	switch lp.phase {
 	case phaseReached:
 		u.State, u.Status = "reached", lp.note
@@ -54,33 +73,32 @@ func (m *Model) LessonUI() LessonUI {
 	case phaseOffScript:
 		u.State, u.Status = "off-script", "The scenario differs from this step's."
 	default:
-		u.State, u.Status = "running", m.runningWords()
+		u.State, u.Status = "running", lp.runningWords(m)
 	}
 	return u
 }
 
 // runningWords says where a running step is.
-func (m *Model) runningWords() string {
-	lp := &m.lesson
+func (lp *lessonPlayer) runningWords(m *Model) string {
 	if u := lp.cur.Steps[lp.step].Until; u != nil && (lp.phase == phaseHunting || lp.phase == phaseSettling) {
 		return fmt.Sprintf("Running until the first %s in arm %c…", eventWords(u.Kind), 'A'+u.ArmIndex)
 	}
-	if j := m.jumpUI(); j != nil {
+	if j := m.jump.view(m.pipe.shownNs); j != nil {
 		return fmt.Sprintf("Running to %s… %d%%", view.Duration(float64(lp.startNs)), int(100*j.Done))
 	}
 	return "Running to " + view.Duration(float64(lp.targetNs)) + "…"
 }
 
 // fillCaption fills the open step's caption from the arms.
-func (m *Model) fillCaption() []lesson.Segment {
-	st := m.lesson.cur.Steps[m.lesson.step]
-	segs, _ := lesson.Fill(st.Caption, st.Placeholders, m.placeholderValue)
+func (lp *lessonPlayer) fillCaption(m *Model) []lesson.Segment {
+	st := lp.cur.Steps[lp.step]
+	segs, _ := lesson.Fill(st.Caption, st.Placeholders, func(p lesson.Placeholder) (string, bool) { return lp.placeholderValue(m, p) })
 	return segs
 }
 
 // placeholderValue is a placeholder's value as the page writes it, or false
 // when the run does not have it.
-func (m *Model) placeholderValue(p lesson.Placeholder) (string, bool) {
+func (lp *lessonPlayer) placeholderValue(m *Model, p lesson.Placeholder) (string, bool) {
 	if p.Source == lesson.SourceNow {
 		return view.Duration(float64(m.pipe.shownNs)), true
 	}

@@ -44,7 +44,11 @@ type Model struct {
 	view     urlstate.View // as the fragment writes it (normalised)
 	problems []string      // from loading a fragment or share, shown until the next load
 	message  string        // the last Set error or notice
-	metaVer  int           // bumped whenever Meta changes
+	metaVer  int           // bumped whenever meta's content changes
+	// edits counts the page's changes (Set, Load, commands, clicks): after one,
+	// the read side looks at every section at once (snapshot.go).
+	edits uint64
+	read  readSide
 
 	arms     []*Arm
 	armTitle []string
@@ -57,7 +61,7 @@ type Model struct {
 	lastID  runner.ArmID
 	inbox   []runner.Frame // scratch for Receive
 	pipe    pipeline       // checkpoints asked for (checkpoint.go)
-	jump    *jump          // a run ahead in progress (jump.go)
+	jump    *jump          // a run ahead in progress (jump.go), or nil
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
 
@@ -65,8 +69,9 @@ type Model struct {
 	sel   Selection
 	chart view.Metric
 	pal   view.Palette
-	sweep *Sweep
-	// lesson is the lesson open, if any (lesson.go).
+	// sweep (sweep.go) and lesson (lesson.go) are sub-models: each keeps its
+	// own state and shows in the page as its own sections.
+	sweep  *Sweep // nil: none started since the scenario changed
 	lesson lessonPlayer
 
 	lay    layout
@@ -99,13 +104,14 @@ func New(o Options) *Model {
 // fragment opens (lesson=NAME&step=N) gives the scenario when the fragment gives
 // none, and runs to its moment (lesson.go).
 func (m *Model) Load(fragment string, shared []byte) {
+	m.edits++
 	st, probs := urlstate.Parse(fragment)
 	m.problems = m.problems[:0]
 	for _, p := range probs {
 		m.problems = append(m.problems, p.String())
 	}
 	m.message = ""
-	st = m.openFromURL(st, shared != nil)
+	st = m.lesson.openFromURL(m, st, shared != nil)
 	m.apply(st, shared)
 }
 
@@ -128,7 +134,10 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 	m.rebuild()
 	m.time.playing = st.View.Embed // embeds autoplay
 	if at := st.View.AtNs; at > 0 {
-		m.jumpFromLink(at)
+		if msg := m.JumpTo(at); msg != "" {
+			m.problems = append(m.problems, msg+"; starting at zero")
+			m.view.AtNs = 0
+		}
 	}
 	m.metaVer++
 }
@@ -136,7 +145,7 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 // urlState is the URL state that reproduces the model (on a lesson's script,
 // the lesson and step: see scriptState).
 func (m *Model) urlState() urlstate.State {
-	if st, ok := m.scriptState(); ok {
+	if st, ok := m.lesson.scriptState(m); ok {
 		return st
 	}
 	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, View: m.view}
@@ -210,6 +219,7 @@ func findControl(controls []Control, path string) *Control {
 // run from time zero with the same seed; view changes keep it; t jumps to a moment
 // (JumpTo).
 func (m *Model) Set(path, value string) string {
+	m.edits++
 	m.message = ""
 	msg := m.set(path, value)
 	m.message = msg
@@ -250,11 +260,15 @@ func (m *Model) set(path, value string) string {
 		m.sel = noSelection()
 		return ""
 	case "t":
-		return m.setMoment(value)
+		t, err := urlstate.ParseMoment(value) // as the URL writes it ("12s", "250ms")
+		if err != nil {
+			return "t: " + err.Error()
+		}
+		return m.JumpTo(t)
 	case "lesson":
-		return m.setLesson(value)
+		return m.lesson.setLesson(m, value)
 	case "step":
-		return m.setStep(value)
+		return m.lesson.setStep(m, value)
 	case "theme":
 		if value != urlstate.ThemeDark && value != urlstate.ThemeLight {
 			return fmt.Sprintf("theme: %q is not dark or light", value)

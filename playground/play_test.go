@@ -267,11 +267,11 @@ func TestRenderAndClick(t *testing.T) {
 	// Click the middle of the first tile, given in CSS pixels (scale 2).
 	c := first.Rect.Center()
 	m.Click(float64(c.X)/2, float64(c.Y)/2)
-	if ex := m.UI().Explain; !strings.HasPrefix(ex, "A · CPU 0") {
+	if ex := m.State().Explain; !strings.HasPrefix(ex, "A · CPU 0") {
 		t.Errorf("explanation after clicking CPU 0: %q", ex)
 	}
 	m.Click(-5, -5)
-	if ex := m.UI().Explain; ex != "" {
+	if ex := m.State().Explain; ex != "" {
 		t.Errorf("clicking nothing should clear the selection: %q", ex)
 	}
 }
@@ -283,22 +283,23 @@ func TestUI(t *testing.T) {
 		m.Update(float64(i) * 16)
 	}
 	m.Render(1200, 600, 1, 0)
-	u := m.UI()
-	if len(u.Cards) != 7 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
-		t.Errorf("cards %+v", u.Cards)
+	u := m.Snapshot(0)
+	cards := u.Cards.Cards
+	if len(cards) != 7 || cards[0].B == "" || cards[0].Change == "" {
+		t.Errorf("cards %+v", cards)
 	}
-	if u.Warmup != "" {
-		t.Errorf("past the warm-up, still %q", u.Warmup)
+	if u.Cards.Warmup != "" {
+		t.Errorf("past the warm-up, still %q", u.Cards.Warmup)
 	}
 	// The preset publishes throughput at 16 clients for both arms.
-	if got := u.Cards[0].Published; got != "1.00k → 3.00k" {
+	if got := cards[0].Published; got != "1.00k → 3.00k" {
 		t.Errorf("published throughput %q, want the preset's 1.00k → 3.00k", got)
 	}
-	if got := u.Cards[1].Published; got != "" {
+	if got := cards[1].Published; got != "" {
 		t.Errorf("busy vCPUs has no published figure, got %q", got)
 	}
-	if len(u.Panes) != 2 || !strings.HasPrefix(u.Panes[0].Title, "A · pull off") {
-		t.Errorf("panes %+v", u.Panes)
+	if p := u.Panes.Panes; len(p) != 2 || !strings.HasPrefix(p[0].Title, "A · pull off") {
+		t.Errorf("panes %+v", p)
 	}
 	if len(u.TimeChart.Lines) != 2 || u.TimeChart.Lines[0].D == "" {
 		t.Errorf("time chart %+v", u.TimeChart)
@@ -307,7 +308,7 @@ func TestUI(t *testing.T) {
 		t.Errorf("latency chart empty: %+v", u.Hist)
 	}
 	var locked []string
-	for _, c := range u.Controls {
+	for _, c := range u.Controls.Values {
 		if c.Locked {
 			locked = append(locked, c.ID+": "+c.Note)
 		}
@@ -320,7 +321,7 @@ func TestUI(t *testing.T) {
 		t.Errorf("%d published dots, want 2", dots)
 	}
 	var opts []string
-	for _, o := range u.CompareOptions {
+	for _, o := range u.Controls.CompareOptions {
 		opts = append(opts, o.Value)
 	}
 	for _, want := range []string{"off", "arms", "sched.wake_pull", "machine.platform:native,kvm"} {
@@ -351,7 +352,7 @@ func TestSweep(t *testing.T) {
 			}
 		}
 	}
-	if ch := m.UI().Sweep; ch.Lines[0].D == "" || ch.Lines[1].D == "" {
+	if ch := m.Snapshot(0).Sweep; ch.Lines[0].D == "" || ch.Lines[1].D == "" {
 		t.Errorf("sweep lines missing: %+v", ch)
 	}
 	// A knob change measures another scenario: the sweep is forgotten.
@@ -405,7 +406,7 @@ func TestPublishedBesideModel(t *testing.T) {
 	}
 	for _, tc := range tests {
 		m, _ := newModel(t, tc.frag)
-		if got := m.UI().Cards[0].Published; got != tc.want {
+		if got := m.Snapshot(0).Cards.Cards[0].Published; got != tc.want {
 			t.Errorf("%s: published %q, want %q", tc.frag, got, tc.want)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // Pane title band and padding in CSS pixels (the titles themselves are HTML,
-// positioned from Panes in the UI).
+// positioned from the snapshot's panes section).
 const (
 	titleCSS = 26
 	padCSS   = 10

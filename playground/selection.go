@@ -45,6 +45,7 @@ func hitAt(hits []view.Hit, p view.Point) Selection {
 // Select marks a vCPU or thread for the explanation line (cpu -1 clears). An
 // arm the page does not show (a script's bad argument) clears it too.
 func (m *Model) Select(arm, cpu, thread int) {
+	m.edits++
 	if arm < 0 || arm >= len(m.arms) {
 		m.sel = noSelection()
 		return
@@ -56,6 +57,7 @@ func (m *Model) Select(arm, cpu, thread int) {
 // (keyboard navigation of the canvas); with nothing selected it selects arm A's
 // CPU 0. Moving past the last column of arm A continues into arm B's first.
 func (m *Model) MoveSelection(dx, dy int) {
+	m.edits++
 	if m.sel.CPU < 0 || m.sel.Arm >= len(m.arms) {
 		m.sel = Selection{CPU: 0, Thread: -1}
 		return
@@ -69,5 +71,6 @@ func (m *Model) MoveSelection(dx, dy int) {
 
 // Click selects what is under a point given in CSS pixels on the canvas.
 func (m *Model) Click(x, y float64) {
+	m.edits++
 	m.sel = hitAt(m.hits, view.Point{X: float32(x * m.lay.scale), Y: float32(y * m.lay.scale)})
 }

@@ -5,37 +5,25 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/engine"
-	"schedplay/view"
 )
 
 // State is what window.schedplay.state() returns: enough for tests and embedding
-// pages to check what the page shows and that a reload reproduces it.
+// pages to check what the page shows and that a reload reproduces it. It is
+// built from the snapshot's own sections (fresh on every call, not as last
+// sent to the page), so its fields and the page's are computed once: Clock
+// (now_ns, sim_time, end_ns, playing, done, jump, refused...), Settings
+// (fragment, preset, compare, speed, theme, embed, chart...) and Notices
+// (problems, message) appear as their fields, flat.
 type State struct {
-	NowNs    int64  `json:"now_ns"`
-	SimTime  string `json:"sim_time"`
-	EndNs    int64  `json:"end_ns"`
-	Playing  bool   `json:"playing"`
-	Done     bool   `json:"done"`
-	Fragment string `json:"fragment"`
-	Preset   string `json:"preset"`
-	Compare  string `json:"compare"`
-	Speed    string `json:"speed"`
-	Theme    string `json:"theme"`
-	Embed    bool   `json:"embed"`
-	// Chart is the over-time chart's metric, a value of Meta.Charts.
-	Chart string `json:"chart"`
+	Clock
+	Settings
+	Notices
 	// Scenario is the base scenario's canonical JSON (before arm overrides).
 	Scenario jsontext.Value `json:"scenario"`
 	// Metrics and CPUs describe the first arm; Arms lists every arm.
-	Metrics  Metrics    `json:"metrics"`
-	CPUs     []CPUState `json:"cpus"`
-	Arms     []ArmState `json:"arms"`
-	Problems []string   `json:"problems"`
-	Message  string     `json:"message"`
-	// Refused is the engine's refusal of the scenario ("" when it runs).
-	Refused string `json:"refused"`
-	// Jump is the run ahead in progress, if any.
-	Jump *JumpUI `json:"jump"`
+	Metrics Metrics    `json:"metrics"`
+	CPUs    []CPUState `json:"cpus"`
+	Arms    []ArmState `json:"arms"`
 	// Runner says where the simulations run: "2 workers", "1 worker", or "none"
 	// when the browser would not start one.
 	Runner string `json:"runner"`
@@ -48,7 +36,9 @@ type State struct {
 	Boxes    []Box     `json:"boxes"`
 	Selected Selection `json:"selected"`
 	Explain  string    `json:"explain"`
-	Perf     Perf      `json:"perf"`
+	// Lesson is the lesson panel (open false when no lesson is open).
+	Lesson LessonState `json:"lesson"`
+	Perf   Perf        `json:"perf"`
 }
 
 // Box is one vCPU tile on the canvas.
@@ -108,14 +98,8 @@ type CPUState struct {
 
 // State builds the state() document.
 func (m *Model) State() State {
-	a0 := m.arms[0]
-	st := State{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Refused: m.refused, Jump: m.jumpUI(), Runner: m.runName, Pending: len(m.pipe.pending),
-		Playing: m.time.playing, Done: m.done(), Fragment: m.Fragment(), Preset: m.setup.src.preset.Name,
-		Compare: compareValue(m.view, m.setup.base), Speed: m.view.Speed, Theme: m.pal.Name, Embed: m.view.Embed,
-		Chart: chartOf(m.chart).Value, Problems: m.problems, Message: m.message, Perf: m.Perf()}
-	if st.Speed == "" {
-		st.Speed = DefaultSpeed
-	}
+	st := State{Clock: m.clock(), Settings: m.settings(), Notices: m.notices(), Runner: m.runName, Pending: len(m.pipe.pending),
+		Lesson: LessonState{m.lesson.view(m), m.lesson.captionUI()}, Perf: m.Perf()}
 	if data, err := m.setup.base.Canonical(); err == nil {
 		st.Scenario = data
 	}
@@ -156,11 +140,5 @@ func armMetrics(a *Arm) Metrics {
 		Results: a.Results()}
 }
 
-// StateJSON, UIJSON and MetaJSON encode for the JavaScript bridge.
+// StateJSON encodes State for the JavaScript bridge.
 func (m *Model) StateJSON() ([]byte, error) { return json.Marshal(m.State()) }
-
-// UIJSON encodes UI.
-func (m *Model) UIJSON() ([]byte, error) { return json.Marshal(m.UI()) }
-
-// MetaJSON encodes Meta.
-func (m *Model) MetaJSON() ([]byte, error) { return json.Marshal(m.Meta()) }

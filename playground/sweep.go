@@ -12,7 +12,9 @@ import (
 
 // Sweep runs the scenario across client counts for every arm, for the
 // throughput-vs-clients chart. Its runs are background simulations in the Runner:
-// they get what the live run leaves.
+// they get what the live run leaves. It is a sub-model: the Model starts it, steps
+// it every frame, hands it the runner's answers that are not an arm's, and stops
+// it when the scenario changes; it shows in the page as its chart (charts.go).
 type Sweep struct {
 	Clients []int
 	Names   []string
@@ -31,6 +33,10 @@ type Sweep struct {
 	next     int
 	running  []runner.ArmID
 	measured int
+	// run runs the sweep's simulations beside the live arms, under IDs newID
+	// hands out (the Model's, so they never collide with an arm's).
+	run   runner.Runner
+	newID func() runner.ArmID
 }
 
 // Sweep points are shorter than a live run so a sweep finishes in about a minute in
@@ -69,11 +75,11 @@ func SweepClients(sc engine.Scenario) []int {
 	return out
 }
 
-func newSweep(base engine.Scenario, arms []engine.Arm) *Sweep {
+func newSweep(base engine.Scenario, arms []engine.Arm, run runner.Runner, newID func() runner.ArmID) *Sweep {
 	if len(arms) == 0 {
 		arms = []engine.Arm{{}} // a single run is one line
 	}
-	sw := &Sweep{Clients: SweepClients(base), arms: arms, base: base, running: make([]runner.ArmID, len(arms))}
+	sw := &Sweep{Clients: SweepClients(base), arms: arms, base: base, running: make([]runner.ArmID, len(arms)), run: run, newID: newID}
 	sw.DurationMs = min(base.DurationMs, sweepMaxDurationMs)
 	sw.WarmupMs = min(base.WarmupMs, sw.DurationMs/4)
 	sw.base.DurationMs, sw.base.WarmupMs = sw.DurationMs, sw.WarmupMs
@@ -98,12 +104,10 @@ func (s *Sweep) Done() bool { return s.Err != "" || s.measured >= len(s.Clients)
 // Progress returns points measured and total.
 func (s *Sweep) Progress() (int, int) { return s.measured, len(s.Clients) * len(s.arms) }
 
-// stepSweep starts the next client count's runs, one per arm, once the last ones
-// are measured: points go client count by client count, so the lines grow
-// together.
-func (m *Model) stepSweep() {
-	s := m.sweep
-	if s == nil || s.Done() || s.next >= len(s.Clients) || slices.ContainsFunc(s.running, func(id runner.ArmID) bool { return id != 0 }) {
+// step starts the next client count's runs, one per arm, once the last ones are
+// measured: points go client count by client count, so the lines grow together.
+func (s *Sweep) step() {
+	if s.Done() || s.next >= len(s.Clients) || slices.ContainsFunc(s.running, func(id runner.ArmID) bool { return id != 0 }) {
 		return
 	}
 	pt := s.base
@@ -119,53 +123,57 @@ func (m *Model) stepSweep() {
 	arms, err := pt.ArmScenarios()
 	if err != nil {
 		s.Err = err.Error()
-		m.stopSweep()
+		s.stop()
 		return
 	}
 	for ai, a := range arms {
 		sc := a.Scenario
-		m.lastID++
-		s.running[ai] = m.lastID
-		m.run.Start(m.lastID, sc, true)
-		m.run.Advance(m.lastID, runner.Advance{Seq: 1, ToNs: sc.DurationMs * 1e6, Results: true, Select: runner.NoSelection()})
+		id := s.newID()
+		s.running[ai] = id
+		s.run.Start(id, sc, true)
+		s.run.Advance(id, runner.Advance{Seq: 1, ToNs: sc.DurationMs * 1e6, Results: true, Select: runner.NoSelection()})
 	}
 	s.next++
 }
 
-// take records a sweep run's answer: its throughput once it is done.
-func (s *Sweep) take(m *Model, f runner.Frame) {
+// take records an answer of one of the sweep's runs (false for another's): its
+// throughput once it is done.
+func (s *Sweep) take(f runner.Frame) bool {
 	ai := slices.Index(s.running, f.Arm)
-	if ai < 0 || f.Err == "" && !f.Done {
-		return
+	if ai < 0 {
+		return false
 	}
-	m.run.Stop(f.Arm)
+	if f.Err == "" && !f.Done {
+		return true
+	}
+	s.run.Stop(f.Arm)
 	s.running[ai] = 0
 	if f.Err != "" {
 		s.Err = f.Err
-		m.stopSweep()
-		return
+		s.stop()
+		return true
 	}
 	s.Tput[ai][s.next-1] = f.Results.ThroughputPerS
 	s.measured++
+	return true
+}
+
+// stop stops the sweep's runs (its measured points stay).
+func (s *Sweep) stop() {
+	for i, id := range s.running {
+		if id != 0 {
+			s.run.Stop(id)
+			s.running[i] = 0
+		}
+	}
 }
 
 // dropSweep stops the sweep and forgets it: the scenario it measured changed.
 func (m *Model) dropSweep() {
-	m.stopSweep()
+	if m.sweep != nil {
+		m.sweep.stop()
+	}
 	m.sweep = nil
-}
-
-// stopSweep stops the sweep's runs (its measured points stay).
-func (m *Model) stopSweep() {
-	if m.sweep == nil {
-		return
-	}
-	for i, id := range m.sweep.running {
-		if id != 0 {
-			m.run.Stop(id)
-			m.sweep.running[i] = 0
-		}
-	}
 }
 
 // StartSweep begins (or restarts) a sweep of the current scenario and arms. A
@@ -178,8 +186,9 @@ func (m *Model) StartSweep() {
 	if err != nil {
 		comp = comparison{}
 	}
-	m.stopSweep()
-	m.sweep = newSweep(m.setup.base, comp.arms)
+	m.edits++
+	m.dropSweep()
+	m.sweep = newSweep(m.setup.base, comp.arms, m.run, func() runner.ArmID { m.lastID++; return m.lastID })
 }
 
 // SweepState returns the running or finished sweep, or nil.

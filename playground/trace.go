@@ -41,8 +41,8 @@ func traceWindow(a *Arm) (from, until int64) {
 	return max(until-TraceWindowNs, 0), until
 }
 
-// TraceUI describes the download buttons.
-func (m *Model) TraceUI() TraceUI {
+// traceUI describes the download buttons.
+func (m *Model) traceUI() TraceUI {
 	var u TraceUI
 	for i, a := range m.arms {
 		from, until := traceWindow(a)

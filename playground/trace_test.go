@@ -12,7 +12,7 @@ import (
 // the moment shown (from zero early in a run), named after the preset and arm.
 func TestTraceJob(t *testing.T) {
 	m, _ := newModel(t, "#v=1&preset=small&speed=max")
-	if u := m.TraceUI(); u.Disabled == "" || len(u.Arms) != 2 || u.Arms[0].Disabled == "" {
+	if u := m.Snapshot(0).Trace; u.Disabled == "" || len(u.Arms) != 2 || u.Arms[0].Disabled == "" {
 		t.Errorf("at time zero: %+v, want the download disabled", u)
 	}
 	if _, _, err := m.TraceJob(0); err == nil {
@@ -32,7 +32,7 @@ func TestTraceJob(t *testing.T) {
 		for i := 1; m.Playing(); i++ {
 			m.Update(float64(i) * 16)
 		}
-		u := m.TraceUI()
+		u := m.Snapshot(0).Trace
 		if a := u.Arms[1]; u.Disabled != "" || a.Disabled != "" || a.Label != tc.armLabel || strings.ReplaceAll(a.Window, "\u2009", " ") != tc.window {
 			t.Errorf("at %d ns: %+v", tc.atNs, u)
 		}

@@ -12,10 +12,13 @@ import (
 	"schedplay/view"
 )
 
-// Meta is what the page needs to build its controls; it changes only when
-// MetaVersion in UI changes (preset or theme switch).
+// The snapshot's sections for the HTML around the canvas (snapshot.go says
+// when each is looked at): each type is one section, and its builder the one
+// place its fields are computed; State embeds the same ones.
+
+// Meta is what the page builds its controls and pickers from: it changes only
+// when Model.metaVer does (a preset, shared scenario or theme switch).
 type Meta struct {
-	Version  int       `json:"version"`
 	Presets  []Option  `json:"presets"`
 	Controls []Control `json:"controls"`
 	Groups   []string  `json:"groups"`
@@ -24,64 +27,124 @@ type Meta struct {
 	Charts []Option          `json:"charts"`
 	CSS    map[string]string `json:"css"`
 	Shared bool              `json:"shared"`
+	// Lessons are the lesson picker's choices.
+	Lessons []LessonOption `json:"lessons"`
 }
 
-// Meta returns the control descriptions.
-func (m *Model) Meta() Meta {
-	mt := Meta{Version: m.metaVer, Controls: m.controls, Speeds: Speeds(), Charts: chartOptions(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
-		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}}
+// meta returns the control descriptions.
+func (m *Model) meta() Meta {
+	mt := Meta{Controls: m.controls, Speeds: Speeds(), Charts: chartOptions(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
+		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}, Lessons: m.lesson.options()}
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}
 	return mt
 }
 
-// UI is everything the HTML around the canvas shows, refreshed a few times a second.
-type UI struct {
-	MetaVersion int    `json:"meta_version"`
-	Time        string `json:"time"`
-	NowNs       int64  `json:"now_ns"`
-	EndNs       int64  `json:"end_ns"`
-	Horizon     string `json:"horizon"`
-	Playing     bool   `json:"playing"`
-	Done        bool   `json:"done"`
-	Speed       string `json:"speed"`
-	EffSpeed    string `json:"eff_speed"`
+// Settings are what the URL says about the page, and what names the run: they
+// change when the page (or a lesson step) changes something.
+type Settings struct {
 	Fragment    string `json:"fragment"`
 	Preset      string `json:"preset"`
 	Description string `json:"description"`
 	Compare     string `json:"compare"`
-	// CompareOptions are the compare picker's choices: they follow the knobs,
-	// as a comparison is offered only for a knob that applies.
-	CompareOptions []Option `json:"compare_options"`
-	Summary        string   `json:"summary"`
-	Seed           string   `json:"seed"`
-	Warmup         string   `json:"warmup"`
+	// Summary is what the arms compare ("" for one run).
+	Summary string   `json:"summary"`
+	Seed    string   `json:"seed"`
+	Speed   string   `json:"speed"`
+	Theme   string   `json:"theme"`
+	Hide    []string `json:"hide"`
+	Embed   bool     `json:"embed"`
+	Ghosts  bool     `json:"ghosts"`
+	// Chart is the over-time chart's metric, a value of Meta.Charts.
+	Chart string `json:"chart"`
+}
+
+func (m *Model) settings() Settings {
+	s := Settings{Fragment: m.Fragment(), Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description,
+		Compare: compareValue(m.view, m.setup.base), Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10),
+		Speed: cmp.Or(m.view.Speed, DefaultSpeed), Theme: m.pal.Name, Hide: slices.Clone(m.view.Hide), Embed: m.view.Embed,
+		Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value}
+	if m.setup.src.shared {
+		s.Preset = ""
+	}
+	return s
+}
+
+// Notices are what loading the page's URL rejected and the last Set's message.
+type Notices struct {
+	Problems []string `json:"problems"`
+	Message  string   `json:"message"`
+}
+
+func (m *Model) notices() Notices {
+	// Load refills problems in place: the section keeps its own copy.
+	return Notices{Problems: slices.Clone(m.problems), Message: m.message}
+}
+
+// Clock is where the run is: it changes every frame while the run plays.
+type Clock struct {
+	NowNs   int64  `json:"now_ns"`
+	SimTime string `json:"sim_time"`
+	EndNs   int64  `json:"end_ns"`
+	Horizon string `json:"horizon"`
 	// WarmupNs is where the measured window starts (the "skip warm-up" target).
 	WarmupNs int64 `json:"warmup_ns"`
+	Playing  bool  `json:"playing"`
+	Done     bool  `json:"done"`
+	// EffSpeed is the speed achieved while playing ("" when paused).
+	EffSpeed string `json:"eff_speed"`
 	// Jump is the run ahead in progress (a progress bar), if any.
-	Jump *JumpUI `json:"jump,omitzero"`
-	// Refused is the engine's refusal of the scenario, shown over the stage.
-	Refused string `json:"refused,omitzero"`
+	Jump *JumpUI `json:"jump"`
+	// Refused is the engine's refusal of the scenario ("" when it runs), shown
+	// over the stage.
+	Refused string `json:"refused"`
+}
 
-	Controls []ControlValue `json:"controls"`
-	Panes    []PaneUI       `json:"panes"`
-	Cards    []Card         `json:"cards"`
-	Explain  string         `json:"explain"`
-	Problems []string       `json:"problems"`
-	Message  string         `json:"message"`
+func (m *Model) clock() Clock {
+	a0 := m.arms[0]
+	c := Clock{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Horizon: view.Duration(float64(a0.endNs)),
+		WarmupNs: a0.Sc.WarmupMs * 1e6, Playing: m.time.playing, Done: m.done(), Jump: m.jump.view(m.pipe.shownNs), Refused: m.refused}
+	if m.time.playing {
+		c.EffSpeed = view.Duration(m.time.effSpeed) + "/s"
+	}
+	return c
+}
 
-	TimeChart Chart `json:"time_chart"`
-	Sweep     Chart `json:"sweep"`
-	Hist      Chart `json:"hist"`
+// ControlsUI are the panel's controls as they stand and the comparisons offered:
+// both follow the knobs, so they change when the arms are rebuilt.
+type ControlsUI struct {
+	Values []ControlValue `json:"values"`
+	// CompareOptions are the compare picker's choices: a comparison is offered
+	// only for a knob that applies.
+	CompareOptions []Option `json:"compare_options"`
+}
 
-	Theme  string   `json:"theme"`
-	Hide   []string `json:"hide"`
-	Embed  bool     `json:"embed"`
-	Ghosts bool     `json:"ghosts"`
-	// Chart is the over-time chart's metric (throughput, busy, ipis, halts).
-	Chart string `json:"chart"`
-	Perf  Perf   `json:"perf"`
+func (m *Model) controlsUI() ControlsUI {
+	u := ControlsUI{CompareOptions: m.compareOpts}
+	shown := make([]engine.Scenario, len(m.arms))
+	for i, a := range m.arms {
+		shown[i] = a.Sc
+	}
+	for i := range m.controls {
+		c := &m.controls[i]
+		cv := c.valueOf(m.setup.vals.get(c.Path))
+		if len(m.arms) > 1 {
+			if vals := m.armValues(c); vals != "" {
+				cv.Locked, cv.Note = true, vals
+			}
+		}
+		// A compared knob stays in view even where it changes nothing: the arms
+		// are named after it.
+		cv.Hidden = !cv.Locked && !c.applies(shown)
+		u.Values = append(u.Values, cv)
+	}
+	return u
+}
+
+// Panes are the arms' HTML titles over the canvas.
+type Panes struct {
+	Panes []PaneUI `json:"panes"`
 }
 
 // PaneUI positions an arm's HTML title over the canvas, in CSS pixels.
@@ -90,6 +153,35 @@ type PaneUI struct {
 	Y     float64 `json:"y"`
 	W     float64 `json:"w"`
 	Title string  `json:"title"`
+}
+
+func (m *Model) panes() Panes {
+	var u Panes
+	if l := &m.lay; l.scale > 0 {
+		for i, p := range l.panes {
+			if i < len(m.armTitle) {
+				title := m.armTitle[i]
+				if n := m.arms[i].sharedQueue(); n > 0 {
+					title += fmt.Sprintf(" · %d in the shared queue", n)
+				}
+				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: title})
+			}
+		}
+	}
+	return u
+}
+
+// Explanation is the sentence about the selection (Explain).
+type Explanation struct {
+	Text string `json:"text"`
+}
+
+func (m *Model) explain() Explanation { return Explanation{Text: m.Explain()} }
+
+// CardsUI are the headline metric cards and the warm-up note over them.
+type CardsUI struct {
+	Cards  []Card `json:"cards"`
+	Warmup string `json:"warmup"`
 }
 
 // Card is a headline metric: A's value, B's and the change in compare mode.
@@ -104,43 +196,6 @@ type Card struct {
 	Note    string `json:"note,omitzero"`
 	// Published is the source's measured figure(s) for the same settings.
 	Published string `json:"published,omitzero"`
-}
-
-// Chart is one SVG chart's content in the view.ChartW x view.ChartH viewBox.
-type Chart struct {
-	Title  string      `json:"title"`
-	Lines  []Line      `json:"lines"`
-	Bars   []Bar       `json:"bars,omitzero"`
-	XTicks []view.Tick `json:"xticks"`
-	YTicks []view.Tick `json:"yticks"`
-	Empty  string      `json:"empty,omitzero"`
-	Note   string      `json:"note,omitzero"`
-	Button string      `json:"button,omitzero"`
-}
-
-// Line is one series; Dots are points drawn as rings (published numbers).
-type Line struct {
-	Name  string `json:"name"`
-	D     string `json:"d"`
-	Color string `json:"color"`
-	Dots  []Dot  `json:"dots,omitzero"`
-}
-
-// Dot is a marker at a viewBox position.
-type Dot struct {
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-	Title string  `json:"title"`
-}
-
-// Bar is a histogram bar in viewBox units.
-type Bar struct {
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-	W     float64 `json:"w"`
-	H     float64 `json:"h"`
-	Color string  `json:"color"`
-	Title string  `json:"title"`
 }
 
 // metric describes a headline card.
@@ -229,55 +284,10 @@ func metrics(kind string) []metric {
 	}
 }
 
-// UI builds the page update.
-func (m *Model) UI() UI {
+// cardsUI builds the headline cards.
+func (m *Model) cardsUI() CardsUI {
 	a0 := m.arms[0]
-	u := UI{
-		MetaVersion: m.metaVer, NowNs: m.pipe.shownNs, EndNs: a0.endNs, WarmupNs: a0.Sc.WarmupMs * 1e6,
-		Time: view.SimTime(m.pipe.shownNs), Horizon: view.Duration(float64(a0.endNs)), Jump: m.jumpUI(), Refused: m.refused,
-		Playing: m.time.playing, Done: m.done(), Speed: m.view.Speed, Fragment: m.Fragment(),
-		Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description, Compare: compareValue(m.view, m.setup.base),
-		CompareOptions: m.compareOpts, Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10), Explain: m.Explain(),
-		Problems: m.problems, Message: m.message, Theme: m.pal.Name, Hide: m.view.Hide,
-		Embed: m.view.Embed, Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value, Perf: m.Perf(),
-	}
-	if u.Speed == "" {
-		u.Speed = DefaultSpeed
-	}
-	if m.time.playing {
-		u.EffSpeed = view.Duration(m.time.effSpeed) + "/s"
-	}
-	if m.setup.src.shared {
-		u.Preset = ""
-	}
-	shown := make([]engine.Scenario, len(m.arms))
-	for i, a := range m.arms {
-		shown[i] = a.Sc
-	}
-	for i := range m.controls {
-		c := &m.controls[i]
-		cv := c.valueOf(m.setup.vals.get(c.Path))
-		if len(m.arms) > 1 {
-			if vals := m.armValues(c); vals != "" {
-				cv.Locked, cv.Note = true, vals
-			}
-		}
-		// A compared knob stays in view even where it changes nothing: the arms
-		// are named after it.
-		cv.Hidden = !cv.Locked && !c.applies(shown)
-		u.Controls = append(u.Controls, cv)
-	}
-	if l := &m.lay; l.scale > 0 {
-		for i, p := range l.panes {
-			if i < len(m.armTitle) {
-				title := m.armTitle[i]
-				if n := m.arms[i].sharedQueue(); n > 0 {
-					title += fmt.Sprintf(" · %d in the shared queue", n)
-				}
-				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: title})
-			}
-		}
-	}
+	var u CardsUI
 	measured := true
 	var rs []engine.Results
 	for _, a := range m.arms {
@@ -335,9 +345,6 @@ func (m *Model) UI() UI {
 		}
 		u.Cards = append(u.Cards, c)
 	}
-	u.TimeChart = m.timeChart()
-	u.Sweep = m.sweepChart()
-	u.Hist = m.histChart()
 	return u
 }
 

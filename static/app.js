@@ -1,8 +1,10 @@
 // schedplay page script: loads the wasm, builds the HTML controls from the model's
-// description of them, mirrors the model into the DOM a few times a second, keeps
-// the URL fragment in step, and exposes window.schedplay. It decides nothing about
-// the simulation or what is drawn: that is all Go (playground, view), reached
-// through window.schedplayCore, whose functions take and return strings.
+// description of them, mirrors the model into the DOM, keeps the URL fragment in
+// step, and exposes window.schedplay. It decides nothing about the simulation or
+// what is drawn, nor when a part of the page changed: that is all Go (playground,
+// view), reached through window.schedplayCore, whose functions take and return
+// strings. One loop, once a frame, reads the model's snapshot of the sections
+// newer than the last it saw, and redraws only those (playground/snapshot.go).
 'use strict';
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -42,9 +44,24 @@
     : Promise.resolve(null);
 
   let core = null;
-  let meta = null;
-  let ui = null;
+  // view holds the newest content of each snapshot section, by name; seq is the
+  // newest version seen (the next read's since).
+  const view = {};
+  let seq = 0;
   let lastHash = null;
+  // cost is what mirroring the model into the page takes (wall ms and calls of
+  // the refresh callbacks), for the frame-budget probe (e2e/measure_test.go).
+  const cost = { ms: 0, calls: 0 };
+  const timed = (fn) => (...args) => {
+    const t0 = performance.now();
+    try { return fn(...args); } finally { cost.ms += performance.now() - t0; cost.calls++; }
+  };
+  // The page's other scripts (lesson.js, trace.js) draw their own sections:
+  // on(name, fn) calls fn with the section's content whenever it changes.
+  // Between the page's own scripts; not part of window.schedplay.
+  const redraw = {};
+  const on = (name, fn) => { (redraw[name] = redraw[name] || []).push(fn); };
+  window.schedplayPage = { on };
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
 
@@ -84,7 +101,10 @@
     $('loading').remove();
     refresh();
     performance.mark('schedplay:ui');
-    setInterval(refresh, 250);
+    // The next frame is asked for first, so an exception in one redraw does not
+    // stop the page following the model.
+    const loop = () => { requestAnimationFrame(loop); refresh(); };
+    requestAnimationFrame(loop);
     readyResolve();
   }
 
@@ -113,8 +133,7 @@
     if (value !== undefined) sel.value = value;
   }
 
-  function buildControls() {
-    meta = JSON.parse(core.meta());
+  function buildControls(meta) {
     applyCSS(meta.css);
     fillSelect($('preset'), meta.shared ? [{ value: '', label: 'shared scenario' }, ...meta.presets] : meta.presets);
     fillSelect($('speed'), meta.speeds);
@@ -167,75 +186,120 @@
 
   // ---- Mirroring the model into the page ------------------------------------
 
-  function refresh() {
+  // The sections in the order they are drawn: meta builds the controls the
+  // others fill, settings comes before controls (the compare picker's value
+  // before its options).
+  const ORDER = ['meta', 'settings', 'notices', 'controls', 'clock', 'panes', 'cards', 'explain',
+    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace'];
+
+  // refresh reads the sections newer than the last it saw and redraws them. A
+  // new meta rebuilds the controls and pickers, so everything is redrawn on it.
+  const refresh = timed(() => {
     if (!core) return;
     // A fragment the page did not write (typed, pasted, back button) is loaded
-    // before anything else, so the periodic refresh never overwrites it.
-    if (lastHash !== null && location.hash !== lastHash) core.load(location.hash, shared);
-    ui = JSON.parse(core.ui());
-    if (!meta || meta.version !== ui.meta_version) buildControls();
-    const root = document.documentElement;
-    root.classList.toggle('theme-light', ui.theme === 'light');
-    document.body.classList.toggle('embed', ui.embed);
-    document.body.classList.toggle('hide-controls', (ui.hide || []).includes('controls'));
-    document.body.classList.toggle('hide-charts', (ui.hide || []).includes('charts'));
-    $('embed-bar').hidden = !ui.embed;
-
-    // URL: replace (not push) so the back button is not flooded by slider moves.
-    const hash = '#' + ui.fragment;
-    if (location.hash !== hash) {
-      history.replaceState(null, '', hash);
+    // before anything else, so the page never writes over it.
+    if (lastHash !== null && location.hash !== lastHash) {
+      core.load(location.hash, shared);
+      lastHash = location.hash;
     }
-    lastHash = location.hash;
+    const snap = JSON.parse(core.snapshot(seq));
+    seq = snap.seq;
+    const all = !!snap.meta;
+    for (const name of ORDER) {
+      const s = snap[name] || (all ? view[name] : undefined);
+      if (!s) continue;
+      view[name] = s;
+      for (const f of redraw[name] || []) f(s);
+    }
+  });
 
-    if (document.activeElement !== $('preset')) $('preset').value = ui.preset;
+  on('meta', buildControls);
+
+  on('settings', (s) => {
+    document.documentElement.classList.toggle('theme-light', s.theme === 'light');
+    document.body.classList.toggle('embed', s.embed);
+    document.body.classList.toggle('hide-controls', (s.hide || []).includes('controls'));
+    document.body.classList.toggle('hide-charts', (s.hide || []).includes('charts'));
+    $('embed-bar').hidden = !s.embed;
+    // URL: replace (not push) so the back button is not flooded by slider moves.
+    const hash = '#' + s.fragment;
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+    lastHash = location.hash;
+    if (document.activeElement !== $('preset')) $('preset').value = s.preset;
     const sum = $('summary');
     sum.replaceChildren();
-    if (ui.summary) sum.append('compare: ', el('b', { text: ui.summary }), ', seed ' + ui.seed);
-    else sum.append('seed ' + ui.seed);
-    if (ui.description) $('preset').title = ui.description;
+    if (s.summary) sum.append('compare: ', el('b', { text: s.summary }), ', seed ' + s.seed);
+    else sum.append('seed ' + s.seed);
+    if (s.description) $('preset').title = s.description;
+    if (document.activeElement !== $('speed')) $('speed').value = s.speed;
+    $('show-ghosts').checked = s.ghosts;
+    if (document.activeElement !== $('compare')) $('compare').value = s.compare;
+    if (document.activeElement !== $('chart-metric')) $('chart-metric').value = s.chart;
+    if (s.embed) fitEmbed();
+  });
 
-    // Time controls.
-    const play = $('play');
-    play.setAttribute('aria-pressed', String(ui.playing));
-    play.querySelector('.ico').textContent = ui.playing ? '❚❚' : '▶';
-    play.querySelector('.lbl').textContent = ui.playing ? 'Pause' : (ui.done ? 'Replay' : 'Play');
-    $('embed-play').firstElementChild.textContent = ui.playing ? '❚❚' : '▶';
-    $('embed-time').textContent = ui.time;
-    if (document.activeElement !== $('speed')) $('speed').value = ui.speed;
-    $('show-ghosts').checked = ui.ghosts;
-    $('speed-val').textContent = ui.eff_speed ? 'now ' + ui.eff_speed : '';
-    $('sim-time').textContent = ui.time;
-    $('horizon').textContent = 'of ' + ui.horizon;
-    $('progress-bar').style.width = (100 * ui.now_ns / Math.max(ui.end_ns, 1)).toFixed(2) + '%';
-    $('message').textContent = ui.message || '';
-    renderJump();
-    const refused = $('refused');
-    refused.hidden = !ui.refused;
-    if (ui.refused) refused.textContent = ui.refused.charAt(0).toUpperCase() + ui.refused.slice(1);
-    play.disabled = !!ui.refused;
-    $('skip-warmup').hidden = !(ui.warmup_ns > ui.now_ns);
-    const cmp = $('compare'), cmpKey = JSON.stringify(ui.compare_options); // offered only for knobs that apply
-    if (cmp._key !== cmpKey) { cmp._key = cmpKey; fillSelect(cmp, ui.compare_options, ui.compare); }
-    if (document.activeElement !== cmp) cmp.value = ui.compare;
+  on('notices', (s) => {
+    $('message').textContent = s.message || '';
+    renderProblems(s.problems);
+  });
 
-    for (const cv of ui.controls) updateControl(cv);
+  on('controls', (s) => {
+    for (const cv of s.values) updateControl(cv);
     for (const fs of $('controls').children) fs.hidden = !fs.querySelector('.ctl:not([hidden])'); // none applies
-    renderProblems();
-    renderPanes();
-    renderCards();
-    $('warmup').textContent = ui.warmup || '';
-    if (document.activeElement !== $('chart-metric')) $('chart-metric').value = ui.chart;
-    $('explain').textContent = ui.explain || 'Click a vCPU or a thread chip to see why the scheduler last did what it did.';
-    renderChart($('chart-time'), ui.time_chart, $('time-legend'));
-    renderChart($('chart-sweep'), ui.sweep, null);
-    $('sweep-note').textContent = ui.sweep.note || '';
-    $('sweep').hidden = !ui.sweep.button;
-    renderChart($('chart-hist'), ui.hist, null);
-    $('hist-title').textContent = ui.hist.title;
-    $('hist-note').textContent = ui.hist.note || '';
-    if (ui.embed) fitEmbed();
-  }
+    // The comparisons offered follow the knobs (only one that applies is offered).
+    const cmp = $('compare');
+    if (document.activeElement !== cmp) fillSelect(cmp, s.compare_options, view.settings && view.settings.compare);
+  });
+
+  on('clock', (c) => {
+    const play = $('play');
+    play.setAttribute('aria-pressed', String(c.playing));
+    play.querySelector('.ico').textContent = c.playing ? '❚❚' : '▶';
+    play.querySelector('.lbl').textContent = c.playing ? 'Pause' : (c.done ? 'Replay' : 'Play');
+    $('embed-play').firstElementChild.textContent = c.playing ? '❚❚' : '▶';
+    $('embed-time').textContent = c.sim_time;
+    $('speed-val').textContent = c.eff_speed ? 'now ' + c.eff_speed : '';
+    $('sim-time').textContent = c.sim_time;
+    $('horizon').textContent = 'of ' + c.horizon;
+    $('progress-bar').style.width = (100 * c.now_ns / Math.max(c.end_ns, 1)).toFixed(2) + '%';
+    renderJump(c.jump);
+    const refused = $('refused');
+    refused.hidden = !c.refused;
+    if (c.refused) refused.textContent = c.refused.charAt(0).toUpperCase() + c.refused.slice(1);
+    play.disabled = !!c.refused;
+    $('skip-warmup').hidden = !(c.warmup_ns > c.now_ns);
+  });
+
+  on('panes', (s) => renderPanes(s.panes || []));
+
+  on('cards', (s) => {
+    renderCards(s);
+    $('warmup').textContent = s.warmup || '';
+  });
+
+  on('explain', (s) => {
+    $('explain').textContent = s.text || 'Click a vCPU or a thread chip to see why the scheduler last did what it did.';
+  });
+
+  on('time_chart', (ch) => renderChart($('chart-time'), ch, $('time-legend')));
+  on('sweep', (ch) => {
+    renderChart($('chart-sweep'), ch, null);
+    $('sweep-note').textContent = ch.note || '';
+    $('sweep').hidden = !ch.button;
+  });
+  on('hist', (ch) => {
+    renderChart($('chart-hist'), ch, null);
+    $('hist-title').textContent = ch.title;
+    $('hist-note').textContent = ch.note || '';
+  });
+
+  // A control being used is not written over (see updateControl); once it loses
+  // the focus it shows the model's value again.
+  document.addEventListener('focusout', () => queueMicrotask(() => {
+    for (const name of ['settings', 'controls']) {
+      if (view[name]) for (const f of redraw[name]) f(view[name]);
+    }
+  }));
 
   function updateControl(cv) {
     const input = $(cv.id);
@@ -266,32 +330,28 @@
   }
 
   // renderJump shows the run ahead's progress over the stage (embeds included).
-  function renderJump() {
+  function renderJump(jump) {
     const box = $('jump-progress');
-    box.hidden = !ui.jump;
-    if (!ui.jump) return;
-    const pct = Math.round(100 * ui.jump.done);
-    $('jump-label').textContent = 'Running ahead to ' + ui.jump.to + ' · ' + pct + '%';
+    box.hidden = !jump;
+    if (!jump) return;
+    const pct = Math.round(100 * jump.done);
+    $('jump-label').textContent = 'Running ahead to ' + jump.to + ' · ' + pct + '%';
     $('jump-bar').style.width = pct + '%';
     box.querySelector('[role=progressbar]').setAttribute('aria-valuenow', String(pct));
   }
 
-  function renderProblems() {
+  function renderProblems(problems) {
     const box = $('problems');
-    const probs = [...(ui.problems || []), ...(core.presetProblems || [])];
+    const probs = [...(problems || []), ...(core.presetProblems || [])];
     if (sharedError) probs.unshift(sharedError);
     if (!probs.length) { box.hidden = true; box.replaceChildren(); return; }
-    const key = probs.join('\n');
-    if (box._key === key) return;
-    box._key = key;
     box.replaceChildren(el('p', { text: 'Parts of this link could not be used, so defaults stand in for them:' }),
       ...probs.map((p) => el('p', {}, el('code', { text: p }))));
     box.hidden = false;
   }
 
-  function renderPanes() {
+  function renderPanes(panes) {
     const box = $('pane-titles');
-    const panes = ui.panes || [];
     while (box.children.length > panes.length) box.lastChild.remove();
     while (box.children.length < panes.length) box.append(el('div', { class: 'pane-title' }));
     panes.forEach((p, i) => {
@@ -305,7 +365,7 @@
     });
   }
 
-  function renderCards() {
+  function renderCards(ui) {
     const box = $('cards');
     box.classList.toggle('many', ui.cards.length > 6); // seven cards: four columns, not 3+3+1
     while (box.children.length > ui.cards.length) box.lastChild.remove();
@@ -341,21 +401,16 @@
     return e;
   }
 
-  // renderChart draws a chart the Go side laid out (paths in a 320x150 viewBox).
+  // renderChart paints a chart the Go side laid out (playground/charts.go): its
+  // viewBox, axis, grid and labels, bars and lines, all where the chart says.
   function renderChart(box, ch, legend) {
-    const key = JSON.stringify(ch);
-    if (box._key === key) return;
-    box._key = key;
-    const kids = [];
-    const plotBottom = 128, plotLeft = 40, plotRight = 310;
-    kids.push(svg('line', { class: 'axis', x1: plotLeft, x2: plotRight, y1: plotBottom, y2: plotBottom }));
-    for (const t of ch.yticks || []) {
-      kids.push(svg('line', { class: 'axis', x1: plotLeft, x2: plotRight, y1: t.pos, y2: t.pos, 'stroke-dasharray': '2 3', opacity: '.6' }));
-      kids.push(svg('text', { x: plotLeft - 4, y: t.pos + 3, 'text-anchor': 'end', text: t.text }));
+    box.setAttribute('viewBox', ch.view_box);
+    const a = ch.axis;
+    const kids = [svg('line', { class: 'axis', x1: a.x1, y1: a.y1, x2: a.x2, y2: a.y2 })];
+    for (const g of ch.grid || []) {
+      kids.push(svg('line', { class: 'axis', x1: g.x1, y1: g.y1, x2: g.x2, y2: g.y2, 'stroke-dasharray': '2 3', opacity: '.6' }));
     }
-    for (const t of ch.xticks || []) {
-      kids.push(svg('text', { x: t.pos, y: plotBottom + 14, 'text-anchor': 'middle', text: t.text }));
-    }
+    for (const l of ch.labels || []) kids.push(svg('text', { x: l.x, y: l.y, 'text-anchor': l.anchor, text: l.text }));
     for (const b of ch.bars || []) {
       const r = svg('rect', { x: b.x, y: b.y, width: Math.max(b.w, 0.5), height: Math.max(b.h, 0), fill: b.color, rx: 1 });
       r.append(svg('title', { text: b.title }));
@@ -369,7 +424,8 @@
         kids.push(c);
       }
     }
-    if (ch.empty) kids.push(svg('text', { class: 'empty', x: 175, y: 70, 'text-anchor': 'middle', text: ch.empty }));
+    const e = ch.empty;
+    if (e) kids.push(svg('text', { class: 'empty', x: e.x, y: e.y, 'text-anchor': e.anchor, text: e.text }));
     box.replaceChildren(...kids);
     if (legend) {
       legend.replaceChildren(...(ch.lines || []).filter((l) => l.name).map((l) => {
@@ -379,14 +435,17 @@
     }
   }
 
+  // fitEmbed sizes the stage to the iframe, less what goes around it (the cards
+  // and the legend, whose height follows their text and the frame's width).
   function fitEmbed() {
     const card = stage.closest('.stage-card');
     const chrome = card.offsetHeight - stage.offsetHeight + 14;
     document.documentElement.style.setProperty('--embed-chrome', chrome + 'px');
     const u = new URL(location.href);
-    u.hash = ui.fragment.replace(/&embed=1/, '');
+    u.hash = view.settings.fragment.replace(/&embed=1/, '');
     $('embed-open').href = u.href;
   }
+  new ResizeObserver(() => { if (view.settings && view.settings.embed) fitEmbed(); }).observe(stage.closest('.stage-card'));
 
   // ---- Copy and share -------------------------------------------------------
 
@@ -439,14 +498,14 @@
   const jump = () => { const v = $('jump-to').value.trim(); if (v) set('t', v); };
   $('jump').addEventListener('click', jump);
   $('jump-to').addEventListener('keydown', (e) => { if (e.key === 'Enter') jump(); });
-  $('skip-warmup').addEventListener('click', () => cmd('jumpTo', ui.warmup_ns));
+  $('skip-warmup').addEventListener('click', () => cmd('jumpTo', view.clock.warmup_ns));
   $('jump-cancel').addEventListener('click', () => cmd('pause'));
   $('speed').addEventListener('change', (e) => set('speed', e.target.value));
   $('show-ghosts').addEventListener('change', (e) => set('ghosts', e.target.checked ? '1' : '0'));
   $('compare').addEventListener('change', (e) => set('compare', e.target.value));
   $('preset').addEventListener('change', (e) => { if (e.target.value) set('preset', e.target.value); });
   $('chart-metric').addEventListener('change', (e) => set('chart', e.target.value));
-  $('theme').addEventListener('click', () => set('theme', ui && ui.theme === 'light' ? 'dark' : 'light'));
+  $('theme').addEventListener('click', () => set('theme', view.settings && view.settings.theme === 'light' ? 'dark' : 'light'));
   $('copy-link').addEventListener('click', () => copy(pageURL() + '#' + core.fragment(), 'Link'));
   $('copy-embed').addEventListener('click', () => copy(core.embedCode(pageURL()), 'Embed code'));
   $('share').addEventListener('click', share);
@@ -473,6 +532,12 @@
   }
 
   // ---- Public API -----------------------------------------------------------
+  //
+  // state() is playground.State: what the page shows, read fresh. It has every
+  // key it always had; since the page reads the model as one snapshot, it also
+  // carries the fields of the snapshot sections it is built from (horizon,
+  // warmup_ns, eff_speed, description, summary, seed, hide, ghosts) and the
+  // lesson panel (lesson: open, step, state, status, caption...).
 
   window.schedplay = {
     ready,
@@ -486,7 +551,10 @@
     jumpTo: (ns) => cmd('jumpTo', Number(ns)) || null,
     sweep: () => cmd('sweep'),
     select: (arm, cpu, thread = -1) => cmd('select', arm, cpu, thread),
-    perfReset: () => cmd('perfReset'),
+    perfReset: () => { cost.ms = 0; cost.calls = 0; return cmd('perfReset'); },
+    // pageCost is what the page script spent mirroring the model since the last
+    // perfReset: {ms, calls} (diagnostics, like state().perf).
+    pageCost: () => ({ ...cost }),
     fragment: () => core.fragment(),
   };
 

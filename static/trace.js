@@ -1,9 +1,9 @@
 // schedplay trace download: one button per arm saves the last simulated
 // milliseconds before the moment shown as the Chrome trace JSON `schedplay run
-// --trace` writes, for Perfetto. The model writes the job (playground/trace.go); a
-// worker of its own (engine-worker.js?job=trace, wasm/worker/trace_js.go) re-runs
-// the arm from zero and writes the trace; this script moves the bytes and saves
-// the file.
+// --trace` writes, for Perfetto. The model says what each button offers (the
+// snapshot's trace section) and writes the job (playground/trace.go); a worker of
+// its own (engine-worker.js?job=trace, wasm/worker/trace_js.go) re-runs the arm
+// from zero and writes the trace; this script moves the bytes and saves the file.
 'use strict';
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -11,11 +11,14 @@
   const status = $('trace-status');
   let running = null; // {worker, arm}
   let note = ''; // what the last download came to
+  let ui = null; // the snapshot's trace section, as last given
 
+  window.schedplayPage.on('trace', (u) => { ui = u; render(); });
+
+  // render draws the buttons from the model's section and this script's own
+  // state (a download under way, what the last one came to).
   function render() {
-    const core = window.schedplayCore;
-    if (!core) return;
-    const ui = JSON.parse(core.traceUI());
+    if (!ui) return;
     while (box.children.length > ui.arms.length) box.lastChild.remove();
     ui.arms.forEach((a, i) => {
       let b = box.children[i];
@@ -73,6 +76,4 @@
     worker.postMessage(job.buffer, [job.buffer]);
     render();
   }
-
-  window.schedplay.ready.then(() => { render(); setInterval(render, 500); });
 })();

@@ -3,8 +3,6 @@ package main
 import (
 	"strconv"
 	"syscall/js"
-
-	"github.com/go-json-experiment/json"
 )
 
 // registerBridge publishes window.schedplayCore, the page script's handle on the
@@ -48,17 +46,15 @@ func registerBridge(g *game, problems []string) {
 		m.Load(str(args, 0), shared)
 		return nil
 	})
-	fn("meta", func([]js.Value) any { return encoded(m.MetaJSON()) })
-	fn("ui", func([]js.Value) any { return encoded(m.UIJSON()) })
+	// snapshot(since) is the page's one read, once a frame: the sections newer
+	// than since (playground/snapshot.go).
+	fn("snapshot", func(args []js.Value) any { return encoded(m.SnapshotJSON(uint64(max(num(args, 0), 0)))) })
 	fn("state", func([]js.Value) any { return encoded(m.StateJSON()) })
 	fn("scenario", func([]js.Value) any { return encoded(m.ScenarioJSON()) })
 	fn("fragment", func([]js.Value) any { return m.Fragment() })
 	fn("shareFragment", func([]js.Value) any { return m.ShareFragment() })
 	fn("embedCode", func(args []js.Value) any { return m.EmbedCode(str(args, 0)) })
 	fn("set", func(args []js.Value) any { return m.Set(str(args, 0), str(args, 1)) })
-	fn("lessons", func([]js.Value) any { return encoded(json.Marshal(m.Lessons())) })
-	fn("lesson", func([]js.Value) any { return encoded(json.Marshal(m.LessonUI())) })
-	fn("traceUI", func([]js.Value) any { return encoded(json.Marshal(m.TraceUI())) })
 	// traceJob returns {file, job} (job: the bytes to post to a trace worker,
 	// static/trace.js) or {error}.
 	fn("traceJob", func(args []js.Value) any {
