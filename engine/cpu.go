@@ -79,7 +79,10 @@ type cpu struct {
 	irqWork    irqWork
 	irqWakes   []*thread // threads the pending device/timer handlers wake
 	prevThread *thread   // the thread that ran last (context switch cost)
-	debtNs     int64     // overhead (IPI send) charged to the next step on this CPU
+	// debtNs is overhead this CPU owes (IPI sends, the switch into a thread that
+	// blocked at once): the next step on it pays it, or the CPU spends it before
+	// it idles (payDebt, which ends at stepEndNs).
+	debtNs int64
 
 	// idle loop and halt
 	spinWindow  int64

@@ -17,16 +17,30 @@ package engine
 // enterIdle puts c in its idle loop: the policy's idle hook (idle pull), then spin.
 func (s *Sim) enterIdle(c *cpu) {
 	c.cur = nil
-	if c.debtNs > 0 {
-		// Overhead still owed (IPIs sent by the last thread) is spent before idling.
-		c.debtNs = 0
-	}
 	s.m.queueChanged(s, c)
+	if c.debtNs > 0 {
+		s.payDebt(c)
+		return
+	}
 	if s.pol.idleEnter(s, c) {
 		s.pickNext(c) // the policy found work (Linux's newidle balance)
 		return
 	}
 	s.startSpin(c)
+}
+
+// payDebt spends, before c idles, the overhead it still owes: IPIs sent by the
+// thread that just left it (OSv's wake_impl sends the wakeup IPI synchronously,
+// before the waker blocks, so that CPU time passed before the CPU went idle), or
+// the context switch into a thread that blocked at once. The CPU stays busy,
+// running no thread, until evDebtPaid, then reschedules: a wake may have reached
+// it meanwhile. An interrupt that arrives first leaves the rest owed (startIRQ).
+func (s *Sim) payDebt(c *cpu) {
+	c.stepEndNs = s.now + c.debtNs
+	c.debtNs = 0
+	s.setState(c, CPURunning)
+	c.gen++
+	s.at(c.stepEndNs, evDebtPaid, c.id, 0, c.gen)
 }
 
 func (s *Sim) startSpin(c *cpu) {

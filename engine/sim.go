@@ -215,7 +215,7 @@ func (s *Sim) at(t int64, k evKind, c int, arg int, gen uint32) {
 
 func (s *Sim) dispatch(e event) {
 	switch e.kind {
-	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer:
+	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid:
 		// CPU events carry the CPU's generation: a stale one (its step was paused,
 		// its spin was cut short) is dropped here instead of being dug out of the heap.
 		c := s.cpus[e.cpu]
@@ -235,6 +235,8 @@ func (s *Sim) dispatch(e event) {
 			// OSv's preemption_timer is an ordinary timer interrupt; its exit
 			// reschedules (cpu::timer_fired does nothing itself).
 			s.irqArrive(c, irqTimer)
+		case evDebtPaid:
+			s.pickNext(c) // wakes may have reached it meanwhile
 		default:
 			s.wakeDone(c)
 		}

@@ -35,12 +35,13 @@ type scxSimplePolicy struct {
 }
 
 // idleCPU reports whether c is idle in the scx sense: in its idle loop with
-// nothing queued and not claimed by an earlier pick.
+// nothing queued and not claimed by an earlier pick. A CPU still spending the
+// overhead of the task that left it (payDebt, state running) is not idle yet.
 func (p *scxSimplePolicy) idleCPU(s *Sim, c *cpu) bool {
 	if p.claimed == nil {
 		p.claimed = make([]bool, len(s.cpus))
 	}
-	return c.cur == nil && c.state != CPUIRQ && len(c.rq) == 0 && len(c.incoming) == 0 && !p.claimed[c.id]
+	return c.cur == nil && c.state != CPUIRQ && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0 && !p.claimed[c.id]
 }
 
 func (p *scxSimplePolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {

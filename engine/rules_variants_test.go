@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"testing"
+)
+
+// Direct tests of the rules the design reviews argued about (the symmetric spin
+// window, WAKE_SYNC as first proposed) and of the overhead a CPU owes before it
+// idles, each on a 2-4 CPU machine built by tinySim (rules_test.go).
+
+// TestRuleIPISendBeforeIdle: OSv's wake_impl sends the wakeup IPI synchronously,
+// before the waker blocks, so a CPU whose last thread sent IPIs spends that time
+// busy before its idle loop starts (and the run's busy time includes it).
+func TestRuleIPISendBeforeIdle(t *testing.T) {
+	for _, tc := range []struct {
+		desc  string
+		wakes int // remote wakes the thread sends just before it blocks
+	}{
+		{"no IPI sent: the CPU spins as soon as the thread blocks", 0},
+		{"one IPI sent: the CPU spins one send later", 1},
+		{"two IPIs sent: two sends later", 2},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			s, w := tinySim(t, "machine.vcpus=3", "machine.platform=kvm")
+			s.RunUntil(1_000_000) // CPUs 1 and 2 have halted
+			waker := spawn(s, w, 0, false, 10_000)
+			s.wake(waker, -1, false)
+			runUntilRunning(s, waker)
+			s.RunUntil(s.now + 5_000) // the waker's step is under way
+			sent := s.m.live.IPIs[IPIWakeup]
+			for i := range tc.wakes {
+				s.wake(spawn(s, w, 1+i, false, 1000), 0, false)
+			}
+			if got := s.m.live.IPIs[IPIWakeup] - sent; got != int64(tc.wakes) {
+				t.Fatalf("%d wakeup IPIs sent, want %d", got, tc.wakes)
+			}
+			c := s.cpus[0]
+			for c.cur == waker || c.state == CPUIRQ {
+				s.Step() // to the waker's step end, where it blocks
+			}
+			blockedAt := s.now
+			owed := int64(tc.wakes) * s.sc.Machine.Costs.IPISendNs
+			busy := s.m.live.BusyNs
+			s.RunUntil(blockedAt + max(owed-1, 0))
+			if owed > 0 && (c.state != CPURunning || c.cur != nil) {
+				t.Errorf("%d ns after the block: CPU 0 is %s (running %v), want busy paying the sends", owed-1, c.state, c.cur != nil)
+			}
+			s.RunUntil(blockedAt + owed + 1)
+			if c.state != CPUSpinning {
+				t.Errorf("%d ns after the block: CPU 0 is %s, want spinning", owed+1, c.state)
+			}
+			// CPU 0 was busy for the sends; the woken CPUs, halted, were not.
+			if got := s.m.live.BusyNs - busy; got < owed {
+				t.Errorf("busy time grew by %d ns after the block, want at least the %d ns of sends", got, owed)
+			}
+		})
+	}
+}
+
+// TestRuleIPISendBeforeIdleInterrupted: an interrupt that reaches the CPU while
+// it pays what it owes leaves the rest owed, so the CPU spends it afterwards.
+func TestRuleIPISendBeforeIdleInterrupted(t *testing.T) {
+	s, w := tinySim(t, "machine.vcpus=2", "machine.platform=kvm", "machine.costs.ipi_send_ns=50000")
+	s.RunUntil(1_000_000)
+	waker := spawn(s, w, 0, false, 10_000)
+	s.wake(waker, -1, false)
+	runUntilRunning(s, waker)
+	s.RunUntil(s.now + 5_000)
+	s.wake(spawn(s, w, 1, false, 1000), 0, false) // CPU 0 owes 50 µs
+	c := s.cpus[0]
+	for c.cur == waker {
+		s.Step()
+	}
+	blockedAt := s.now
+	s.RunUntil(blockedAt + 10_000)
+	s.raiseIRQ(c, spawn(s, w, 0, false), irqTimer) // a timer whose thread has nothing to do
+	irqNs := s.sc.Machine.Costs.IRQHandleNs
+	s.RunUntil(blockedAt + 50_000 + irqNs - 1_000)
+	if c.state == CPUSpinning || c.state == CPUHalted {
+		t.Errorf("CPU 0 is %s before the 40 µs left of its sends were spent", c.state)
+	}
+	s.RunUntil(blockedAt + 50_000 + irqNs + 20_000)
+	if c.state != CPUSpinning && c.state != CPUHalted {
+		t.Errorf("CPU 0 is %s long after its sends were spent, want idle", c.state)
+	}
+}
+
+// runUntilRunning steps s until t runs.
+func runUntilRunning(s *Sim, t *thread) {
+	for t.state != ThreadRunning && s.Step() {
+	}
+}
