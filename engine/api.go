@@ -253,7 +253,7 @@ const (
 	DecDonate                            // a victim donated a thread
 	DecDonateNone                        // a victim had nothing migratable
 	DecBalancePush                       // the load balancer pushed a thread
-	DecSpinGrow                          // the spin window snapped to the cap
+	DecSpinGrow                          // the spin window grew (to the cap, or doubled)
 	DecSpinShrink                        // the spin window halved
 	DecNewidlePull                       // a CPU about to go idle pulled a task (Linux newidle balance)
 )

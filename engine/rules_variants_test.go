@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -88,5 +89,74 @@ func TestRuleIPISendBeforeIdleInterrupted(t *testing.T) {
 // runUntilRunning steps s until t runs.
 func runUntilRunning(s *Sim, t *thread) {
 	for t.state != ThreadRunning && s.Step() {
+	}
+}
+
+// TestRuleSpinWindowSymmetric: the symmetric alternative to the adaptive window
+// halves it on every halt that caught nothing, down to the floor, and doubles it
+// on every wake caught while spinning, up to the cap. The asymmetric rule on the
+// same history halves only after K consecutive halts and snaps back to the cap.
+func TestRuleSpinWindowSymmetric(t *testing.T) {
+	for _, tc := range []struct {
+		desc        string
+		rule        string
+		afterHalts  []int64 // the window after the start-up halt and each of 5 more
+		afterCaught []int64 // then after each of 4 caught wakes
+	}{
+		{"symmetric: halve per halt, double per caught wake", SpinSymmetric,
+			[]int64{4000, 2000, 1000, 1000, 1000, 1000}, []int64{2000, 4000, 8000, 8000}},
+		{"asymmetric: halve after K=2 halts, snap to the cap", SpinAsymmetric,
+			[]int64{8000, 4000, 4000, 2000, 2000, 1000}, []int64{8000, 8000, 8000, 8000}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			s, w := tinySim(t, "sched.idle_spin.adaptive=true", "sched.idle_spin.rule="+tc.rule,
+				"sched.idle_spin.cap=8000", "sched.idle_spin.floor=1000", "sched.idle_spin.halts_before_shrink=2")
+			c := s.cpus[1]
+			// Start-up: CPU 1 spins its first window out and halts.
+			for c.state != CPUHalted {
+				s.Step()
+			}
+			var halts []int64
+			halts = append(halts, c.spinWindow)
+			for range 5 {
+				// A timer brings the CPU back with nothing to run: it spins its
+				// window out again and halts.
+				s.raiseIRQ(c, spawn(s, w, 1, false), irqTimer)
+				for c.state != CPUSpinning {
+					s.Step()
+				}
+				for c.state != CPUHalted {
+					s.Step()
+				}
+				halts = append(halts, c.spinWindow)
+			}
+			if !slices.Equal(halts, tc.afterHalts) {
+				t.Errorf("window after each halt %v, want %v", halts, tc.afterHalts)
+			}
+			// Bring it back to spinning, then wake a thread onto it while it
+			// spins, four times: each is a caught wake.
+			s.raiseIRQ(c, spawn(s, w, 1, false), irqTimer)
+			for c.state != CPUSpinning {
+				s.Step()
+			}
+			var caught []int64
+			for range 4 {
+				x := spawn(s, w, 1, false, 1000)
+				s.wake(x, 0, false)
+				if d := lastOf(t, s, DecIPISuppressed, x.id); d.Target != 1 {
+					t.Fatalf("the wake was not suppressed on spinning CPU 1: %v", d)
+				}
+				for x.state != ThreadBlocked || c.state != CPUSpinning {
+					s.Step() // it runs its step, blocks, and CPU 1 spins again
+				}
+				caught = append(caught, c.spinWindow)
+			}
+			if !slices.Equal(caught, tc.afterCaught) {
+				t.Errorf("window after each caught wake %v, want %v", caught, tc.afterCaught)
+			}
+			if n := countOf(s, DecSpinGrow); tc.rule == SpinSymmetric && n != 3 {
+				t.Errorf("%d spin_grow decisions, want 3 (the fourth doubling is held at the cap)", n)
+			}
+		})
 	}
 }

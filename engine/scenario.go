@@ -143,13 +143,24 @@ type Sched struct {
 // IdleSpin is the idle loop's spin window (adaptive idle spin). With Adaptive false the
 // window is fixed at Cap iterations.
 type IdleSpin struct {
-	Adaptive bool  `json:"adaptive"`
-	Cap      int64 `json:"cap"`
-	Floor    int64 `json:"floor"`
+	Adaptive bool `json:"adaptive"`
+	// Rule is how an adaptive window moves: "asymmetric" (the published rule: to
+	// the cap on a caught wake, halved after K consecutive halts) or "symmetric"
+	// (the alternative its author measured: doubled on a caught wake, halved on
+	// every halt).
+	Rule  string `json:"rule"`
+	Cap   int64  `json:"cap"`
+	Floor int64  `json:"floor"`
 	// HaltsBeforeShrink is K: consecutive halts without a caught wake before the
 	// window halves.
 	HaltsBeforeShrink int `json:"halts_before_shrink"`
 }
+
+// Adaptive spin window rules (Sched.IdleSpin.Rule).
+const (
+	SpinAsymmetric = "asymmetric"
+	SpinSymmetric  = "symmetric"
+)
 
 // Workload kinds.
 const (
@@ -290,7 +301,7 @@ func DefaultScenario() Scenario {
 		Sched: Sched{
 			Policy:            "osv",
 			WakeSync:          "new",
-			IdleSpin:          IdleSpin{Adaptive: false, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
+			IdleSpin:          IdleSpin{Adaptive: false, Rule: SpinAsymmetric, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
 			BalanceIntervalMs: 100,
 			DecayTauMs:        200,
 			HysteresisUs:      5000,

@@ -78,6 +78,9 @@ func withServiceCV(sc *Scenario) bool {
 }
 func withSpin(sc *Scenario) bool     { return sc.Sched.IdleSpin.Cap > 0 }
 func withAdaptive(sc *Scenario) bool { return sc.Sched.IdleSpin.Adaptive && sc.Sched.IdleSpin.Cap > 0 }
+func withAsymmetricSpin(sc *Scenario) bool {
+	return withAdaptive(sc) && sc.Sched.IdleSpin.Rule == SpinAsymmetric
+}
 func withHostPoll(sc *Scenario) bool { return onKVM(sc) && sc.Machine.HostHaltPollNs > 0 }
 func withBalancer(sc *Scenario) bool { return onOSv(sc) && sc.Sched.BalanceIntervalMs > 0 }
 func withHousekeeping(sc *Scenario) bool {

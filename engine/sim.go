@@ -46,6 +46,8 @@ type Sim struct {
 
 	events  int64
 	spinCap int64
+	// symSpin: the adaptive window follows the symmetric rule (idle.go).
+	symSpin bool
 	fifo    bool // runqueues are FIFO (scx local DSQs), not decayed-runtime order
 	// timeSlices is the policy's timeSlices(): a running thread is preempted by
 	// timer when a queued one catches up with it.
@@ -66,6 +68,7 @@ func NewSim(sc Scenario) (*Sim, error) {
 		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
 		decayAt:    -1,
 		spinCap:    sc.Sched.IdleSpin.Cap,
+		symSpin:    sc.Sched.IdleSpin.Rule == SpinSymmetric,
 		finishedNs: -1,
 	}
 	tau := s.decayTauNs
