@@ -51,8 +51,10 @@ func knobTable() []Knob {
 
 		{Path: "sched.policy", Kind: KindChoice, Label: "scheduler", Choices: []string{"osv", "scx_simple", "linux"},
 			Doc: "The guest scheduler: OSv's, sched_ext's scx_simple, or an EEVDF-like Linux reference."},
-		{Path: "sched.wake_sync", Kind: KindChoice, Label: "WAKE_SYNC rule", Choices: []string{"old", "new"},
-			Doc:     "scx_select_cpu_dfl's WAKE_SYNC rule: old moves a sync wakee to the waker's CPU when any CPU is idle, new only if that CPU's local queue is empty too.",
+		// old and new first: the published comparison, which front ends offer
+		// as the pair of a choice's first two values.
+		{Path: "sched.wake_sync", Kind: KindChoice, Label: "WAKE_SYNC rule", Choices: []string{"old", "new", "proposed"},
+			Doc:     "scx_select_cpu_dfl's WAKE_SYNC rule: old moves a sync wakee to the waker's CPU when any CPU is idle, new (the fix as merged) only when that CPU's local queue is empty too, proposed (the fix as first posted) whenever that queue is empty.",
 			applies: onScx, AppliesTo: "scx_simple policy"},
 		{Path: "sched.wake_pull", Kind: KindBool, Label: "idle pull",
 			Doc:     "Idle-CPU pull (OSV_WAKE_PULL=1): an idle CPU asks the busiest one, by IPI, to donate a queued thread.",

@@ -160,3 +160,65 @@ func TestRuleSpinWindowSymmetric(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleWakeSyncProposed: the three WAKE_SYNC rules of scx_select_cpu_dfl on a
+// 4-CPU scx_simple machine. The wakee goes to the waker's CPU when some CPU is
+// idle (old), when the waker CPU's local queue is empty (proposed: the idle test
+// removed), or when both hold (new, as merged). Otherwise it goes to an idle CPU
+// if there is one, else to the shared queue.
+func TestRuleWakeSyncProposed(t *testing.T) {
+	type want struct{ old, proposed, new string } // "waker", "idle" or "shared"
+	for _, tc := range []struct {
+		desc      string
+		saturated bool // every CPU runs a task (none idle)
+		queued    bool // the waker CPU's local queue holds a task
+		want      want
+	}{
+		{"a CPU idle, the waker's queue empty", false, false, want{"waker", "waker", "waker"}},
+		{"a CPU idle, a task queued behind the waker", false, true, want{"waker", "idle", "idle"}},
+		{"saturated, the waker's queue empty", true, false, want{"shared", "waker", "shared"}},
+		{"saturated, a task queued behind the waker", true, true, want{"shared", "shared", "shared"}},
+	} {
+		for _, rule := range []string{"old", "proposed", "new"} {
+			t.Run(tc.desc+"/"+rule, func(t *testing.T) {
+				s, w := tinySim(t, "machine.vcpus=4", "sched.policy=scx_simple", "sched.wake_sync="+rule, "machine.platform=native")
+				busy := 2 // the waker on CPU 0 and one task on CPU 1; CPUs 2 and 3 idle
+				if tc.saturated {
+					busy = 4
+				}
+				var waker *thread
+				for i := range busy {
+					x := spawn(s, w, i, false, 10_000_000)
+					s.wake(x, -1, false)
+					if i == 0 {
+						waker = x
+					}
+				}
+				s.RunUntil(50_000)
+				for i := range busy {
+					if s.cpus[i].cur == nil {
+						t.Fatalf("setup: CPU %d runs nothing", i)
+					}
+				}
+				if tc.queued {
+					s.rqInsert(s.cpus[0], spawn(s, w, 0, false, 1000))
+				}
+				wakee := spawn(s, w, 3, false, 1000)
+				p := s.pol.placeWake(s, wakee, waker.cpu, true)
+				got := "idle"
+				switch {
+				case p.shared:
+					got = "shared"
+				case p.cpu == 0:
+					got = "waker"
+				case s.cpus[p.cpu].cur != nil:
+					got = "a busy CPU's local queue"
+				}
+				exp := map[string]string{"old": tc.want.old, "proposed": tc.want.proposed, "new": tc.want.new}[rule]
+				if got != exp {
+					t.Errorf("placed: %s (CPU %d, %s), want %s", got, p.cpu, p.reason, exp)
+				}
+			})
+		}
+	}
+}

@@ -119,8 +119,9 @@ type Sched struct {
 	// reference); docs/mechanisms.md describes each.
 	Policy string `json:"policy"`
 	// WakeSync is scx_select_cpu_dfl's WAKE_SYNC rule: "old" (migrate to the waker's
-	// CPU when any CPU is idle) or "new" (only if the waker CPU's local queue is
-	// empty too). Only scx_simple uses it.
+	// CPU when any CPU is idle), "proposed" (when the waker CPU's local queue is
+	// empty, the fix as first posted) or "new" (when both hold, as merged). Only
+	// scx_simple uses it.
 	WakeSync string `json:"wake_sync"`
 	// WakePull enables idle-CPU pull (OSV_WAKE_PULL=1).
 	WakePull bool     `json:"wake_pull"`
