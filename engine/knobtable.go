@@ -88,8 +88,8 @@ func knobTable() []Knob {
 			Doc: "The slice scx_simple gives a task (SCX_SLICE_DFL).", applies: onScx, AppliesTo: "scx_simple policy"},
 
 		{Path: "workload.kind", Kind: KindChoice, Label: "workload",
-			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench},
-			Doc:     "What runs: a request server, a durable-commit benchmark, an idle guest, or hackbench."},
+			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs},
+			Doc:     "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, or CPU-bound spinners beside WAKE_SYNC ping-pong pairs."},
 		{Path: "workload.clients", Kind: KindInt, Label: "clients", Min: 0, Max: MaxClients, Log: true,
 			Doc:     "Closed-loop concurrency: client connections (each with its own backend thread), or writer threads.",
 			applies: withClients, AppliesTo: "request_server and commit workloads"},
@@ -153,5 +153,13 @@ func knobTable() []Knob {
 			Doc: "A receiver's buffer in messages; a writer blocks when it is full.", applies: withHackbench, AppliesTo: "hackbench workload"},
 		{Path: "workload.hackbench.parent_cpu", Kind: KindInt, Label: "parent vCPU", CPUIndex: true, Min: 0, Max: MaxVCPUs - 1,
 			Doc: "Where the parent forks the children and sends the start byte.", applies: withHackbench, AppliesTo: "hackbench workload"},
+		{Path: "workload.sync_pairs.spinners", Kind: KindInt, Label: "spinners", Min: 0, Max: MaxSyncPairsTasks,
+			Doc: "CPU-bound tasks that never block.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
+		{Path: "workload.sync_pairs.pairs", Kind: KindInt, Label: "ping-pong pairs", Min: 0, Max: MaxSyncPairsTasks / 2,
+			Doc: "Pairs of tasks that pass one message back and forth, each wake WAKE_SYNC.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
+		{Path: "workload.sync_pairs.message_ns", Kind: KindInt, Label: "message cost", Unit: "ns", Min: 50, Max: MaxCostNs, Log: true,
+			Doc: "A ping-pong task's CPU time per message: reading it and writing the reply.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
+		{Path: "workload.sync_pairs.spinner_step_us", Kind: KindInt, Label: "spinner step", Unit: "µs", Min: 10, Max: 100_000, Log: true,
+			Doc: "A spinner's computing between reschedule points: the scheduler tick, where an expired slice is noticed.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
 	}
 }

@@ -169,11 +169,12 @@ const (
 	WorkloadCommit        = "commit"
 	WorkloadIdle          = "idle"
 	WorkloadHackbench     = "hackbench"
+	WorkloadSyncPairs     = "sync_pairs"
 )
 
 // Workload describes the threads and their wake pattern.
 type Workload struct {
-	// Kind is request_server, commit or idle.
+	// Kind is request_server, commit, idle, hackbench or sync_pairs.
 	Kind string `json:"kind"`
 	// Clients is the closed-loop concurrency: client connections (each served by its
 	// own backend thread) for request_server, writer threads for commit.
@@ -232,6 +233,22 @@ type Workload struct {
 	WakeSourcesPerS float64   `json:"wake_sources_per_s"`
 	HousekeepingNs  int64     `json:"housekeeping_ns"`
 	Hackbench       Hackbench `json:"hackbench"`
+	SyncPairs       SyncPairs `json:"sync_pairs"`
+}
+
+// SyncPairs is a saturated machine with WAKE_SYNC ping-pong on it
+// (docs/mechanisms.md, WAKE_SYNC): Spinners CPU-bound tasks that never block,
+// beside Pairs pairs of tasks that pass one message back and forth, each
+// message's wake WAKE_SYNC.
+type SyncPairs struct {
+	Spinners int `json:"spinners"`
+	Pairs    int `json:"pairs"`
+	// MessageNs is a ping-pong task's CPU time per message: reading the one it
+	// got and writing the reply.
+	MessageNs int64 `json:"message_ns"`
+	// SpinnerStepUs is a spinner's computing between reschedule points: the
+	// scheduler tick, where an expired slice is noticed.
+	SpinnerStepUs int64 `json:"spinner_step_us"`
 }
 
 // Hackbench is rt-tests' hackbench over Unix stream sockets (docs/mechanisms.md,
@@ -280,6 +297,7 @@ const (
 	MaxScenarioBytes    = 16 << 10
 	MaxArms             = 8
 	MaxHackbenchTasks   = 8192
+	MaxSyncPairsTasks   = 1024
 )
 
 // DefaultScenario is the embedded default: the idle-pull collapse on a 32-vCPU KVM
@@ -330,6 +348,7 @@ func DefaultScenario() Scenario {
 			HousekeepingNs:   2000,
 			Hackbench: Hackbench{Groups: 10, FDs: 20, Loops: 1000, MessageBytes: 100,
 				WriteNs: 360, ReadNs: 360, SocketMessages: 256},
+			SyncPairs: SyncPairs{Spinners: 8, Pairs: 2, MessageNs: 720, SpinnerStepUs: 1000},
 		},
 	}
 }

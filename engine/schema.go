@@ -70,6 +70,7 @@ func onLinux(sc *Scenario) bool       { return sc.Sched.Policy == "linux" }
 func withClients(sc *Scenario) bool   { return isKind(sc, WorkloadRequestServer, WorkloadCommit) }
 func withRequests(sc *Scenario) bool  { return isKind(sc, WorkloadRequestServer) }
 func withHackbench(sc *Scenario) bool { return isKind(sc, WorkloadHackbench) }
+func withSyncPairs(sc *Scenario) bool { return isKind(sc, WorkloadSyncPairs) }
 func withCommit(sc *Scenario) bool {
 	return isKind(sc, WorkloadCommit) || isKind(sc, WorkloadRequestServer) && sc.Workload.CommitDeviceUs > 0
 }

@@ -98,6 +98,8 @@ func NewSim(sc Scenario) (*Sim, error) {
 		s.wl = newCommitWorkload(s)
 	case WorkloadHackbench:
 		s.wl = newHackbench(s)
+	case WorkloadSyncPairs:
+		s.wl = newSyncPairs(s)
 	default:
 		s.wl = idleWorkload{}
 	}
