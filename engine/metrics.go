@@ -148,6 +148,9 @@ func (m *metrics) advance(s *Sim, t int64) {
 // lies in the interval being advanced over: nothing changes state inside it, so
 // a running thread's is what it had plus its current segment up to at.
 func runSnapshot(s *Sim, at int64, dst []float64) []float64 {
+	if cap(dst) < len(s.threads) {
+		dst = make([]float64, 0, len(s.threads))
+	}
 	dst = dst[:0]
 	for _, t := range s.threads {
 		dst = append(dst, runNsAt(s, t, at))
