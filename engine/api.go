@@ -194,6 +194,13 @@ type WakeSummary struct {
 	P99  float64 `json:"p99"`
 }
 
+// WaitSummary summarises how long runnable tasks waited to run, in microseconds.
+type WaitSummary struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
 // IPIRates breaks IPIs per second down by kind.
 type IPIRates struct {
 	Total  float64 `json:"total"`
@@ -219,6 +226,15 @@ type Results struct {
 	Completed      int64          `json:"completed"`
 	LatencyUs      LatencySummary `json:"latency_us"`
 	WakeToRunUs    WakeSummary    `json:"wake_to_run_us"`
+	// RunnableWaitUs is how long a runnable task waited before it ran: from its
+	// wake, or from being requeued after a preemption or an expired slice, to
+	// being switched in; the max includes a wait still under way at the window's
+	// end (docs/mechanisms.md, Results).
+	RunnableWaitUs WaitSummary `json:"runnable_wait_us"`
+	// TaskFairness is Jain's index over the CPU time each worker task received in
+	// the window: 1 when every one got the same, 1/n when one got it all, 0 when
+	// none ran (docs/mechanisms.md, Results).
+	TaskFairness float64 `json:"task_fairness"`
 	// BusyVCPUsMean counts vCPUs running a thread or an interrupt handler (the
 	// guest's view); BusyVCPUsHostMean adds the idle loop's spin and the host's
 	// halt polling, which the host sees as a busy vCPU thread (how the published
@@ -253,7 +269,7 @@ const (
 	DecDonate                            // a victim donated a thread
 	DecDonateNone                        // a victim had nothing migratable
 	DecBalancePush                       // the load balancer pushed a thread
-	DecSpinGrow                          // the spin window snapped to the cap
+	DecSpinGrow                          // the spin window grew (to the cap, or doubled)
 	DecSpinShrink                        // the spin window halved
 	DecNewidlePull                       // a CPU about to go idle pulled a task (Linux newidle balance)
 )

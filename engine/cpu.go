@@ -42,6 +42,9 @@ type thread struct {
 	lastRanNs   int64 // when it last left a CPU (cache-hot test for migration)
 	lastCPU     int
 	wokenAtNs   int64 // for wake-to-run; -1 when not pending
+	// requeuedAtNs is when the thread, preempted or out of slice, was made
+	// runnable again without a wake (runnable wait); -1 when not pending.
+	requeuedAtNs int64
 	// local indexes the thread's own state in the table of whoever runs its
 	// program (the kernel's threads, or the workload's backends, writers or
 	// hackbench children), or is -1.
@@ -79,7 +82,10 @@ type cpu struct {
 	irqWork    irqWork
 	irqWakes   []*thread // threads the pending device/timer handlers wake
 	prevThread *thread   // the thread that ran last (context switch cost)
-	debtNs     int64     // overhead (IPI send) charged to the next step on this CPU
+	// debtNs is overhead this CPU owes (IPI sends, the switch into a thread that
+	// blocked at once): the next step on it pays it, or the CPU spends it before
+	// it idles (payDebt, which ends at stepEndNs).
+	debtNs int64
 
 	// idle loop and halt
 	spinWindow  int64
@@ -112,7 +118,7 @@ func (c *cpu) load() int {
 // newThread creates a thread homed on cpu (blocked until woken).
 func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
 	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1, local: -1,
-		state: ThreadBlocked, wokenAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID}
+		state: ThreadBlocked, wokenAtNs: -1, requeuedAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID}
 	s.threads = append(s.threads, t)
 	return t
 }
@@ -277,9 +283,9 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	t.state = ThreadRunning
 	t.cpu = c.id
 	t.lastCPU = c.id
-	if t.wokenAtNs >= 0 {
-		s.m.wakeToRun(s, s.now-t.wokenAtNs)
-		t.wokenAtNs = -1
+	if t.wokenAtNs >= 0 || t.requeuedAtNs >= 0 {
+		s.m.switchedIn(s, t)
+		t.wokenAtNs, t.requeuedAtNs = -1, -1
 	}
 	s.setState(c, CPURunning)
 	s.m.queueChanged(s, c)
@@ -357,6 +363,7 @@ func (s *Sim) reschedule(c *cpu) {
 		c.cur = nil
 		c.hystCredit = 0 // hysteresis_run_stop before the thread is queued again
 		t.lastRanNs = s.now
+		t.requeuedAtNs = s.now
 		s.pol.requeue(s, c, t)
 		w := s.pol.pick(s, c)
 		s.decide(DecPreempt, c.id, c.id, w.id, s.pol.preemptReason(), int64(t.id))

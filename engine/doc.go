@@ -48,11 +48,14 @@
 // rate.
 //
 // Adaptive idle spin (idle.go): each CPU's spin window snaps to the cap on a wake
-// caught while spinning and halves toward the floor after K consecutive halts.
-// Invariant: floor <= window <= cap. Its gain comes only from avoiding VM exits, so
-// it depends on how often host halt polling misses a wake (Machine).
+// caught while spinning and halves toward the floor after K consecutive halts (the
+// published, asymmetric rule); the symmetric alternative its author measured
+// doubles it on a caught wake and halves it on every halt. Invariant: floor <=
+// window <= cap. Its gain comes only from avoiding VM exits, so it depends on how
+// often host halt polling misses a wake (Machine).
 //
-// WAKE_SYNC (wakesync.go), sched_ext's scx_select_cpu_dfl under scx_simple; linux.go
-// is an EEVDF-like reference. The policy interface (policy.go) is the seam between
+// WAKE_SYNC (wakesync.go), sched_ext's scx_select_cpu_dfl under scx_simple, with
+// the rule it replaced (old), the one first proposed (proposed) and the merged one
+// (new); linux.go is an EEVDF-like reference. The policy interface (policy.go) is the seam between
 // the scheduler core and these policies.
 package engine

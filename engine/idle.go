@@ -4,12 +4,17 @@ package engine
 // OSv's cpu::do_idle(), KVM's kvm_vcpu_halt()).
 //
 // An idle CPU first asks the policy whether to pull work (idle pull, idlepull.go),
-// then spins for its window, polling the incoming list, then halts. On bare metal a
-// halt is cheap. Under KVM it is a VM exit: the host halt-polls for its per-vCPU
-// window (grow_halt_poll_ns() x2 from the start value, shrink_halt_poll_ns() /2)
-// unless another host task becomes runnable first (single_task_running()); a wake
-// that arrives after the poll ends pays the full halted-vCPU wake (the host
-// schedules the vCPU back in).
+// then spins for its window, polling the incoming list, then halts. An adaptive
+// window moves by one of two rules (sched.idle_spin.rule): the published,
+// asymmetric one (to the cap on a caught wake, halved after K consecutive halts
+// without one) or the symmetric alternative its author measured and rejected
+// (doubled on a caught wake, halved on every halt).
+//
+// On bare metal a halt is cheap. Under KVM it is a VM exit: the host halt-polls
+// for its per-vCPU window (grow_halt_poll_ns() x2 from the start value,
+// shrink_halt_poll_ns() /2) unless another host task becomes runnable first
+// (single_task_running()); a wake that arrives after the poll ends pays the full
+// halted-vCPU wake (the host schedules the vCPU back in).
 //
 // Invariant: a CPU in the idle loop has an empty runqueue when it starts spinning or
 // halts; anything queued to it arrives through incoming plus a notice or an IPI.
@@ -17,16 +22,30 @@ package engine
 // enterIdle puts c in its idle loop: the policy's idle hook (idle pull), then spin.
 func (s *Sim) enterIdle(c *cpu) {
 	c.cur = nil
-	if c.debtNs > 0 {
-		// Overhead still owed (IPIs sent by the last thread) is spent before idling.
-		c.debtNs = 0
-	}
 	s.m.queueChanged(s, c)
+	if c.debtNs > 0 {
+		s.payDebt(c)
+		return
+	}
 	if s.pol.idleEnter(s, c) {
 		s.pickNext(c) // the policy found work (Linux's newidle balance)
 		return
 	}
 	s.startSpin(c)
+}
+
+// payDebt spends, before c idles, the overhead it still owes: IPIs sent by the
+// thread that just left it (OSv's wake_impl sends the wakeup IPI synchronously,
+// before the waker blocks, so that CPU time passed before the CPU went idle), or
+// the context switch into a thread that blocked at once. The CPU stays busy,
+// running no thread, until evDebtPaid, then reschedules: a wake may have reached
+// it meanwhile. An interrupt that arrives first leaves the rest owed (startIRQ).
+func (s *Sim) payDebt(c *cpu) {
+	c.stepEndNs = s.now + c.debtNs
+	c.debtNs = 0
+	s.setState(c, CPURunning)
+	c.gen++
+	s.at(c.stepEndNs, evDebtPaid, c.id, 0, c.gen)
 }
 
 func (s *Sim) startSpin(c *cpu) {
@@ -48,35 +67,50 @@ func (s *Sim) noticeWhileSpinning(c *cpu) {
 	s.at(s.now+s.sc.Machine.Costs.SpinIterPs/1000+1, evSpinNotice, c.id, 0, c.gen)
 }
 
-// spinNotice: the spinning CPU found work: a caught wake (the adaptive window snaps
-// to its cap).
+// spinNotice: the spinning CPU found work: a caught wake (the adaptive window
+// grows).
 func (s *Sim) spinNotice(c *cpu) {
 	s.caughtWake(c)
 	s.pickNext(c)
 }
 
-// caughtWake applies the adaptive spin's rule for a wake caught while spinning.
+// caughtWake applies the adaptive spin's rule for a wake caught while spinning:
+// the asymmetric rule snaps the window to the cap (and resets the halt streak),
+// the symmetric one doubles it, up to the cap.
 func (s *Sim) caughtWake(c *cpu) {
 	c.haltStreak = 0
-	if s.sc.Sched.IdleSpin.Adaptive && c.spinWindow != s.spinCap {
-		s.decide(DecSpinGrow, c.id, -1, -1, "wake caught while spinning: window back to the cap", s.spinCap)
-		s.m.spinWindowTotal += s.spinCap - c.spinWindow
-		c.spinWindow = s.spinCap
+	if !s.sc.Sched.IdleSpin.Adaptive {
+		return
+	}
+	w, reason := s.spinCap, "wake caught while spinning: window back to the cap"
+	if s.symSpin {
+		w, reason = min(2*c.spinWindow, s.spinCap), "wake caught while spinning: window doubled (symmetric rule)"
+	}
+	if w != c.spinWindow {
+		s.decide(DecSpinGrow, c.id, -1, -1, reason, w)
+		s.m.spinWindowTotal += w - c.spinWindow
+		c.spinWindow = w
 	}
 }
 
-// spinEnd: the window ran out with nothing found: halt.
+// spinEnd: the window ran out with nothing found: halt. The asymmetric rule
+// halves the window after K consecutive such halts, the symmetric one after
+// every one; neither goes below the floor.
 func (s *Sim) spinEnd(c *cpu) {
 	sp := &s.sc.Sched.IdleSpin
 	if sp.Adaptive {
-		c.haltStreak++
-		if c.haltStreak >= sp.HaltsBeforeShrink {
-			c.haltStreak = 0
-			if w := max(c.spinWindow/2, sp.Floor); w != c.spinWindow {
-				s.m.spinWindowTotal += w - c.spinWindow
-				c.spinWindow = w
-				s.decide(DecSpinShrink, c.id, -1, -1, "consecutive halts without a caught wake: window halved", w)
+		shrink, reason := s.symSpin, "a halt without a caught wake: window halved (symmetric rule)"
+		if !s.symSpin {
+			c.haltStreak++
+			if c.haltStreak >= sp.HaltsBeforeShrink {
+				c.haltStreak = 0
+				shrink, reason = true, "consecutive halts without a caught wake: window halved"
 			}
+		}
+		if w := max(c.spinWindow/2, sp.Floor); shrink && w != c.spinWindow {
+			s.m.spinWindowTotal += w - c.spinWindow
+			c.spinWindow = w
+			s.decide(DecSpinShrink, c.id, -1, -1, reason, w)
 		}
 	}
 	s.m.halt(s)

@@ -30,8 +30,10 @@ func newLinuxPolicy(s *Sim) *linuxPolicy {
 	return &linuxPolicy{sliceNs: s.sc.Sched.BaseSliceUs * 1000 * factor}
 }
 
+// linuxIdle is idle_cpu(): running the idle task with nothing queued. A CPU still
+// spending the overhead of the task that left it (payDebt) is not idle yet.
 func linuxIdle(c *cpu) bool {
-	return c.cur == nil && c.state != CPUIRQ && len(c.rq) == 0 && len(c.incoming) == 0
+	return c.cur == nil && c.state != CPUIRQ && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0
 }
 
 func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {

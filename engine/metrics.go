@@ -44,6 +44,15 @@ type window struct {
 	suppressed int64
 	lat        histogram
 	w2r        histogram
+	// ready is each runnable wait (woken, or requeued after a preemption, to
+	// switched in); readyMax the longest, exactly; openAtEnd the longest wait
+	// still under way when the window ended (taken with runTo).
+	ready               histogram
+	readyMax, openAtEnd int64
+	// runFrom and runTo are each thread's CPU time (by thread id) at the
+	// window's start and end, taken as the clock crosses them (runSnapshot);
+	// nil until then. A thread created later is missing: it had none.
+	runFrom, runTo []float64
 }
 
 func (w *window) contains(t int64) bool { return t >= w.from && t < w.to }
@@ -122,8 +131,61 @@ func (m *metrics) advance(s *Sim, t int64) {
 			w.spinNs += int64(m.nState[CPUSpinning]) * d
 			w.idleOverNs += over * d
 			w.spinWindowNsSum += float64(m.spinWindowTotal) * float64(d)
+			// The clock crosses the window's start or end in exactly one
+			// advance each: take the threads' CPU time there (task_fairness).
+			if from <= w.from {
+				w.runFrom = runSnapshot(s, w.from, w.runFrom)
+			}
+			if t >= w.to {
+				w.runTo = runSnapshot(s, w.to, w.runTo)
+				w.openAtEnd = longestOpenWait(s, w.to)
+			}
 		}
 	}
+}
+
+// runSnapshot writes into dst (reused) every thread's CPU time at time at, which
+// lies in the interval being advanced over: nothing changes state inside it, so
+// a running thread's is what it had plus its current segment up to at.
+func runSnapshot(s *Sim, at int64, dst []float64) []float64 {
+	if cap(dst) < len(s.threads) {
+		dst = make([]float64, 0, len(s.threads))
+	}
+	dst = dst[:0]
+	for _, t := range s.threads {
+		dst = append(dst, runNsAt(s, t, at))
+	}
+	return dst
+}
+
+// longestOpenWait is the longest wait, at time at, of a task runnable but not
+// yet switched in: a task that never gets the CPU has no finished wait to show.
+func longestOpenWait(s *Sim, at int64) int64 {
+	var longest int64
+	for _, t := range s.threads {
+		if t.state != ThreadQueued && t.state != ThreadIncoming {
+			continue
+		}
+		since := t.wokenAtNs
+		if since < 0 {
+			since = t.requeuedAtNs
+		}
+		if since >= 0 {
+			longest = max(longest, at-since)
+		}
+	}
+	return longest
+}
+
+// runNsAt is t's CPU time at time at (now or later, with no event in between),
+// including the segment it is running, as chargeRuntime will charge it.
+func runNsAt(s *Sim, t *thread, at int64) float64 {
+	if t.state == ThreadRunning {
+		if c := s.cpus[t.cpu]; c.cur == t {
+			return t.runNs + float64(at-c.segStartNs)
+		}
+	}
+	return t.runNs
 }
 
 func (m *metrics) cpuState(s *Sim, c *cpu, st CPUState) {
@@ -165,12 +227,23 @@ func (m *metrics) complete(s *Sim, latNs int64) {
 	}
 }
 
-func (m *metrics) wakeToRun(s *Sim, ns int64) {
-	m.live.WakeToRunSum += ns
-	m.live.WakeToRunN++
+// switchedIn records, as t is switched in, how long it waited runnable: since its
+// wake (a wake-to-run as well) or since it was requeued after a preemption.
+func (m *metrics) switchedIn(s *Sim, t *thread) {
+	woken := t.wokenAtNs >= 0
+	wait := s.now - t.requeuedAtNs
+	if woken {
+		wait = s.now - t.wokenAtNs
+		m.live.WakeToRunSum += wait
+		m.live.WakeToRunN++
+	}
 	for i := range m.win {
 		if w := &m.win[i]; w.contains(s.now) {
-			w.w2r.add(ns)
+			if woken {
+				w.w2r.add(wait)
+			}
+			w.ready.add(wait)
+			w.readyMax = max(w.readyMax, wait)
 		}
 	}
 }
@@ -267,6 +340,13 @@ func (s *Sim) ResultsWindow(i int) Results {
 	r.LatencyUs = LatencySummary{P50: w.lat.quantile(0.5) / 1e3, P99: w.lat.quantile(0.99) / 1e3,
 		P999: w.lat.quantile(0.999) / 1e3, Mean: w.lat.mean() / 1e3}
 	r.WakeToRunUs = WakeSummary{Mean: w.w2r.mean() / 1e3, P99: w.w2r.quantile(0.99) / 1e3}
+	open := w.openAtEnd
+	if w.runTo == nil {
+		open = longestOpenWait(s, s.now)
+	}
+	r.RunnableWaitUs = WaitSummary{P50: w.ready.quantile(0.5) / 1e3, P99: w.ready.quantile(0.99) / 1e3,
+		Max: float64(max(w.readyMax, open)) / 1e3}
+	r.TaskFairness = s.taskFairness(w)
 	for i := range m.series {
 		start := int64(i) * m.bucketNs
 		if start >= s.now {
@@ -286,6 +366,40 @@ func (s *Sim) ResultsWindow(i int) Results {
 		})
 	}
 	return r
+}
+
+// taskFairness is Jain's index over the CPU time each worker thread received in
+// window w so far: (Σx)² / (n·Σx²), 1 when all got the same, 1/n when one got
+// it all. Workers are the workload's own tasks of one kind (RoleWorker: backends,
+// writers, hackbench's children, saturated_sync's tasks); the wakers, spawners
+// and kernel threads do other jobs and are left out. 0 when no worker ran.
+func (s *Sim) taskFairness(w *window) float64 {
+	var sum, sq float64
+	n := 0
+	for i, t := range s.threads {
+		if t.role != RoleWorker {
+			continue
+		}
+		var x float64
+		switch {
+		case w.runTo == nil:
+			x = runNsAt(s, t, s.now)
+		case i < len(w.runTo):
+			x = w.runTo[i]
+		default:
+			continue // created after the window ended
+		}
+		if i < len(w.runFrom) {
+			x -= w.runFrom[i]
+		}
+		sum += x
+		sq += x * x
+		n++
+	}
+	if n == 0 || sq == 0 {
+		return 0
+	}
+	return sum * sum / (float64(n) * sq)
 }
 
 // histogram is a log-linear histogram of non-negative durations (ns): 32 linear

@@ -12,7 +12,7 @@ package engine
 //
 // osvPolicy implements OSv's scheduler with idle pull (docs/mechanisms.md,
 // Baseline and Idle-CPU pull), scxSimplePolicy (wakesync.go) sched_ext's scx_simple
-// with the old or new WAKE_SYNC rule, and linuxPolicy (linux.go) an EEVDF-like
+// with the old, proposed or new WAKE_SYNC rule, and linuxPolicy (linux.go) an EEVDF-like
 // reference.
 type policy interface {
 	// placeWake decides where woken thread t goes; from is the waker's CPU (-1
@@ -55,7 +55,7 @@ func newPolicy(s *Sim) policy {
 	switch s.sc.Sched.Policy {
 	case "scx_simple":
 		s.fifo = true // scx local DSQs are FIFO
-		return &scxSimplePolicy{newRule: s.sc.Sched.WakeSync == "new", sliceNs: s.sc.Sched.ScxSliceUs * 1000}
+		return &scxSimplePolicy{rule: parseSyncRule(s.sc.Sched.WakeSync), sliceNs: s.sc.Sched.ScxSliceUs * 1000}
 	case "linux":
 		return newLinuxPolicy(s)
 	default:

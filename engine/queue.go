@@ -24,11 +24,12 @@ const (
 	evResponse                   // a response reaches its client (arg: client)
 	evConnect                    // a client connects (arg: client)
 	evDevice                     // a commit device write completes
+	evDebtPaid                   // a CPU on its way to idle has spent the overhead it owed (gen-checked)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

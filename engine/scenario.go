@@ -119,8 +119,9 @@ type Sched struct {
 	// reference); docs/mechanisms.md describes each.
 	Policy string `json:"policy"`
 	// WakeSync is scx_select_cpu_dfl's WAKE_SYNC rule: "old" (migrate to the waker's
-	// CPU when any CPU is idle) or "new" (only if the waker CPU's local queue is
-	// empty too). Only scx_simple uses it.
+	// CPU when any CPU is idle), "proposed" (when the waker CPU's local queue is
+	// empty, the fix as first posted) or "new" (when both hold, as merged). Only
+	// scx_simple uses it.
 	WakeSync string `json:"wake_sync"`
 	// WakePull enables idle-CPU pull (OSV_WAKE_PULL=1).
 	WakePull bool     `json:"wake_pull"`
@@ -143,13 +144,24 @@ type Sched struct {
 // IdleSpin is the idle loop's spin window (adaptive idle spin). With Adaptive false the
 // window is fixed at Cap iterations.
 type IdleSpin struct {
-	Adaptive bool  `json:"adaptive"`
-	Cap      int64 `json:"cap"`
-	Floor    int64 `json:"floor"`
+	Adaptive bool `json:"adaptive"`
+	// Rule is how an adaptive window moves: "asymmetric" (the published rule: to
+	// the cap on a caught wake, halved after K consecutive halts) or "symmetric"
+	// (the alternative its author measured: doubled on a caught wake, halved on
+	// every halt).
+	Rule  string `json:"rule"`
+	Cap   int64  `json:"cap"`
+	Floor int64  `json:"floor"`
 	// HaltsBeforeShrink is K: consecutive halts without a caught wake before the
 	// window halves.
 	HaltsBeforeShrink int `json:"halts_before_shrink"`
 }
+
+// Adaptive spin window rules (Sched.IdleSpin.Rule).
+const (
+	SpinAsymmetric = "asymmetric"
+	SpinSymmetric  = "symmetric"
+)
 
 // Workload kinds.
 const (
@@ -157,11 +169,12 @@ const (
 	WorkloadCommit        = "commit"
 	WorkloadIdle          = "idle"
 	WorkloadHackbench     = "hackbench"
+	WorkloadSyncPairs     = "sync_pairs"
 )
 
 // Workload describes the threads and their wake pattern.
 type Workload struct {
-	// Kind is request_server, commit or idle.
+	// Kind is request_server, commit, idle, hackbench or sync_pairs.
 	Kind string `json:"kind"`
 	// Clients is the closed-loop concurrency: client connections (each served by its
 	// own backend thread) for request_server, writer threads for commit.
@@ -220,6 +233,22 @@ type Workload struct {
 	WakeSourcesPerS float64   `json:"wake_sources_per_s"`
 	HousekeepingNs  int64     `json:"housekeeping_ns"`
 	Hackbench       Hackbench `json:"hackbench"`
+	SyncPairs       SyncPairs `json:"sync_pairs"`
+}
+
+// SyncPairs is a saturated machine with WAKE_SYNC ping-pong on it
+// (docs/mechanisms.md, WAKE_SYNC): Spinners CPU-bound tasks that never block,
+// beside Pairs pairs of tasks that pass one message back and forth, each
+// message's wake WAKE_SYNC.
+type SyncPairs struct {
+	Spinners int `json:"spinners"`
+	Pairs    int `json:"pairs"`
+	// MessageNs is a ping-pong task's CPU time per message: reading the one it
+	// got and writing the reply.
+	MessageNs int64 `json:"message_ns"`
+	// SpinnerStepUs is a spinner's computing between reschedule points: the
+	// scheduler tick, where an expired slice is noticed.
+	SpinnerStepUs int64 `json:"spinner_step_us"`
 }
 
 // Hackbench is rt-tests' hackbench over Unix stream sockets (docs/mechanisms.md,
@@ -268,6 +297,7 @@ const (
 	MaxScenarioBytes    = 16 << 10
 	MaxArms             = 8
 	MaxHackbenchTasks   = 8192
+	MaxSyncPairsTasks   = 1024
 )
 
 // DefaultScenario is the embedded default: the idle-pull collapse on a 32-vCPU KVM
@@ -290,7 +320,7 @@ func DefaultScenario() Scenario {
 		Sched: Sched{
 			Policy:            "osv",
 			WakeSync:          "new",
-			IdleSpin:          IdleSpin{Adaptive: false, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
+			IdleSpin:          IdleSpin{Adaptive: false, Rule: SpinAsymmetric, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
 			BalanceIntervalMs: 100,
 			DecayTauMs:        200,
 			HysteresisUs:      5000,
@@ -318,6 +348,7 @@ func DefaultScenario() Scenario {
 			HousekeepingNs:   2000,
 			Hackbench: Hackbench{Groups: 10, FDs: 20, Loops: 1000, MessageBytes: 100,
 				WriteNs: 360, ReadNs: 360, SocketMessages: 256},
+			SyncPairs: SyncPairs{Spinners: 8, Pairs: 2, MessageNs: 720, SpinnerStepUs: 1000},
 		},
 	}
 }

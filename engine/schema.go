@@ -70,6 +70,7 @@ func onLinux(sc *Scenario) bool       { return sc.Sched.Policy == "linux" }
 func withClients(sc *Scenario) bool   { return isKind(sc, WorkloadRequestServer, WorkloadCommit) }
 func withRequests(sc *Scenario) bool  { return isKind(sc, WorkloadRequestServer) }
 func withHackbench(sc *Scenario) bool { return isKind(sc, WorkloadHackbench) }
+func withSyncPairs(sc *Scenario) bool { return isKind(sc, WorkloadSyncPairs) }
 func withCommit(sc *Scenario) bool {
 	return isKind(sc, WorkloadCommit) || isKind(sc, WorkloadRequestServer) && sc.Workload.CommitDeviceUs > 0
 }
@@ -78,6 +79,9 @@ func withServiceCV(sc *Scenario) bool {
 }
 func withSpin(sc *Scenario) bool     { return sc.Sched.IdleSpin.Cap > 0 }
 func withAdaptive(sc *Scenario) bool { return sc.Sched.IdleSpin.Adaptive && sc.Sched.IdleSpin.Cap > 0 }
+func withAsymmetricSpin(sc *Scenario) bool {
+	return withAdaptive(sc) && sc.Sched.IdleSpin.Rule == SpinAsymmetric
+}
 func withHostPoll(sc *Scenario) bool { return onKVM(sc) && sc.Machine.HostHaltPollNs > 0 }
 func withBalancer(sc *Scenario) bool { return onOSv(sc) && sc.Sched.BalanceIntervalMs > 0 }
 func withHousekeeping(sc *Scenario) bool {

@@ -46,6 +46,8 @@ type Sim struct {
 
 	events  int64
 	spinCap int64
+	// symSpin: the adaptive window follows the symmetric rule (idle.go).
+	symSpin bool
 	fifo    bool // runqueues are FIFO (scx local DSQs), not decayed-runtime order
 	// timeSlices is the policy's timeSlices(): a running thread is preempted by
 	// timer when a queued one catches up with it.
@@ -66,6 +68,7 @@ func NewSim(sc Scenario) (*Sim, error) {
 		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
 		decayAt:    -1,
 		spinCap:    sc.Sched.IdleSpin.Cap,
+		symSpin:    sc.Sched.IdleSpin.Rule == SpinSymmetric,
 		finishedNs: -1,
 	}
 	tau := s.decayTauNs
@@ -95,6 +98,8 @@ func NewSim(sc Scenario) (*Sim, error) {
 		s.wl = newCommitWorkload(s)
 	case WorkloadHackbench:
 		s.wl = newHackbench(s)
+	case WorkloadSyncPairs:
+		s.wl = newSyncPairs(s)
 	default:
 		s.wl = idleWorkload{}
 	}
@@ -215,7 +220,7 @@ func (s *Sim) at(t int64, k evKind, c int, arg int, gen uint32) {
 
 func (s *Sim) dispatch(e event) {
 	switch e.kind {
-	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer:
+	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid:
 		// CPU events carry the CPU's generation: a stale one (its step was paused,
 		// its spin was cut short) is dropped here instead of being dug out of the heap.
 		c := s.cpus[e.cpu]
@@ -235,6 +240,8 @@ func (s *Sim) dispatch(e event) {
 			// OSv's preemption_timer is an ordinary timer interrupt; its exit
 			// reschedules (cpu::timer_fired does nothing itself).
 			s.irqArrive(c, irqTimer)
+		case evDebtPaid:
+			s.pickNext(c) // wakes may have reached it meanwhile
 		default:
 			s.wakeDone(c)
 		}

@@ -35,6 +35,9 @@ func (sc *Scenario) Validate() error {
 	if w.Kind == WorkloadCommit {
 		v.intRange("workload.commit_device_us", w.CommitDeviceUs, 1, MaxDeviceUs)
 	}
+	if sp := &w.SyncPairs; sp.Spinners+2*sp.Pairs > MaxSyncPairsTasks {
+		v.fail("workload.sync_pairs.pairs", "%d spinners and %d pairs make %d tasks, above the limit %d", sp.Spinners, sp.Pairs, sp.Spinners+2*sp.Pairs, MaxSyncPairsTasks)
+	}
 	hb := &w.Hackbench
 	if 2*hb.Groups*hb.FDs > MaxHackbenchTasks {
 		v.fail("workload.hackbench.fds", "%d groups x %d fds makes %d tasks, above the limit %d", hb.Groups, hb.FDs, 2*hb.Groups*hb.FDs, MaxHackbenchTasks)

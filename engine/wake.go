@@ -162,6 +162,11 @@ func (s *Sim) startIRQ(c *cpu) {
 		c.irqPaused = true
 		c.irqFromIdl = false
 	} else {
+		if c.state == CPURunning {
+			// Interrupted while paying what it owed before idling (payDebt): the
+			// rest stays owed, for the next thread or the next idle entry.
+			c.debtNs += max(c.stepEndNs-s.now, 0)
+		}
 		c.irqPaused = false
 		c.irqFromIdl = c.state == CPUSpinning
 	}

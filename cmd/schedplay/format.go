@@ -75,8 +75,10 @@ func unit(name string) string {
 	switch {
 	case strings.HasSuffix(name, "_per_s") || strings.HasPrefix(name, "ipis_per_s."):
 		return "/s"
-	case strings.HasPrefix(name, "latency_us.") || strings.HasPrefix(name, "wake_to_run_us.") || strings.HasSuffix(name, "_us"):
-		return "µs"
+	case strings.Contains(name, "_us.") || strings.HasSuffix(name, "_us"):
+		return "µs" // latency_us.p99, wake_to_run_us.mean, runnable_wait_us.max
+	case name == "task_fairness":
+		return "Jain index" // 1 = every worker got the same CPU time
 	case strings.HasSuffix(name, "_ms"):
 		return "ms"
 	case strings.HasSuffix(name, "_seconds") || strings.HasSuffix(name, "_s"):
@@ -139,8 +141,15 @@ func writeCSV(w io.Writer, rows [][]string) error {
 // scenarioLine summarises what was run in one line, for table output.
 func scenarioLine(sc engine.Scenario) string {
 	w := sc.Workload
-	return fmt.Sprintf("%s: %d vCPUs %s, %s, %s x%d, seed %d, measured %d-%d ms",
-		sc.Name, sc.Machine.VCPUs, sc.Machine.Platform, sc.Sched.Policy, w.Kind, w.Clients,
+	size := fmt.Sprintf("x%d", w.Clients)
+	switch w.Kind {
+	case engine.WorkloadHackbench:
+		size = fmt.Sprintf("%d tasks", 2*w.Hackbench.Groups*w.Hackbench.FDs)
+	case engine.WorkloadSyncPairs:
+		size = fmt.Sprintf("%d spinners + %d pairs", w.SyncPairs.Spinners, w.SyncPairs.Pairs)
+	}
+	return fmt.Sprintf("%s: %d vCPUs %s, %s, %s %s, seed %d, measured %d-%d ms",
+		sc.Name, sc.Machine.VCPUs, sc.Machine.Platform, sc.Sched.Policy, w.Kind, size,
 		sc.Seed, sc.WarmupMs, sc.DurationMs)
 }
 

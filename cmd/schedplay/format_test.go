@@ -20,6 +20,8 @@ func fixedResults() engine.Results {
 		Completed:               34083,
 		LatencyUs:               engine.LatencySummary{P50: 812.25, P99: 2900.5, P999: 8123.75, Mean: 1003.125},
 		WakeToRunUs:             engine.WakeSummary{Mean: 12.5, P99: 137.25},
+		RunnableWaitUs:          engine.WaitSummary{P50: 3.5, P99: 150.25, Max: 20001.5},
+		TaskFairness:            0.9875,
 		BusyVCPUsMean:           27.3456,
 		BusyVCPUsHostMean:       29.125,
 		IdleWhileOverloadedFrac: 0.0123,
