@@ -109,6 +109,8 @@ func workloadLabel(sc engine.Scenario) string {
 		return "idle"
 	case engine.WorkloadCommit:
 		return fmt.Sprintf("%d writers", w.Clients)
+	case engine.WorkloadSyncPairs:
+		return fmt.Sprintf("%d spinners, %d pairs", w.SyncPairs.Spinners, w.SyncPairs.Pairs)
 	}
 	return fmt.Sprintf("%d clients", w.Clients)
 }

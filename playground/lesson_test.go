@@ -165,7 +165,7 @@ func TestLessonErrors(t *testing.T) {
 		step       int
 	}{
 		{"unknown lesson", "#v=1&lesson=nope&step=2", []string{`lesson: there is no lesson "nope"`}, false, 0},
-		{"step past the end", "#v=1&lesson=wake-sync&step=9", []string{"step: lesson wake-sync has 4 steps"}, true, 1},
+		{"step past the end", "#v=1&lesson=wake-sync&step=9", []string{"step: lesson wake-sync has 6 steps"}, true, 1},
 		{"step without a lesson", "#v=1&step=2", []string{"step: needs lesson="}, false, 0},
 		{"t with a lesson", "#v=1&lesson=wake-sync&t=2s", []string{"t: a lesson step runs to its own moment"}, true, 1},
 	}
@@ -196,7 +196,7 @@ func TestLessonErrors(t *testing.T) {
 		}
 	}
 	m.Set("lesson", "wake-sync")
-	for _, c := range []struct{ value, want string }{{"5", "step: lesson wake-sync has 4 steps"}, {"x", "step: \"x\" is not a step number from 1 to 99"}} {
+	for _, c := range []struct{ value, want string }{{"7", "step: lesson wake-sync has 6 steps"}, {"x", "step: \"x\" is not a step number from 1 to 99"}} {
 		if msg := m.Set("step", c.value); msg != c.want {
 			t.Errorf("Set(step, %s) = %q, want %q", c.value, msg, c.want)
 		}
