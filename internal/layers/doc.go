@@ -2,6 +2,7 @@
 // is built in layers named for their role, each importing only the ones below:
 //
 //	engine/            the simulator: the standard library and the JSON library only
+//	docs/              the calibration's verdict table, embedded (engine types only)
 //	trace/, view/      neutral presentation: Chrome trace export; palette, number
 //	                   formats, tile and chart geometry, the headline metric table
 //	preview/           a share's link preview, drawn with view
