@@ -284,7 +284,7 @@ func TestUI(t *testing.T) {
 	}
 	m.Render(1200, 600, 1, 0)
 	u := m.UI()
-	if len(u.Cards) != 7 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
+	if len(u.Cards) != 8 || u.Cards[0].B == "" || u.Cards[0].Change == "" {
 		t.Errorf("cards %+v", u.Cards)
 	}
 	if u.Warmup != "" {
@@ -294,8 +294,8 @@ func TestUI(t *testing.T) {
 	if got := u.Cards[0].Published; got != "1.00k → 3.00k" {
 		t.Errorf("published throughput %q, want the preset's 1.00k → 3.00k", got)
 	}
-	if got := u.Cards[1].Published; got != "" {
-		t.Errorf("busy vCPUs has no published figure, got %q", got)
+	if got := u.Cards[3].Published; u.Cards[3].ID != "busy" || got != "" {
+		t.Errorf("busy vCPUs has no published figure, got card %s with %q", u.Cards[3].ID, got)
 	}
 	if len(u.Panes) != 2 || !strings.HasPrefix(u.Panes[0].Title, "A · pull off") {
 		t.Errorf("panes %+v", u.Panes)
