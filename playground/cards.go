@@ -30,9 +30,11 @@ type Card struct {
 
 // CardTrust is the calibration's verdict as a card shows it (view.Trust).
 type CardTrust struct {
-	// Class is hit, direction, miss or fitted (docs.Class); Mark its sign.
+	// Class is hit, direction, miss or fitted (docs.Class); Mark its sign,
+	// Short its words ("direction only"), for an embed's narrow card.
 	Class string `json:"class"`
 	Mark  string `json:"mark"`
+	Short string `json:"short"`
 	// Text says it in full: "the model reproduces the direction, not the
 	// size: model 0.10x vs published 0.26x".
 	Text string `json:"text"`
@@ -94,7 +96,7 @@ func (m *Model) cards(rs []engine.Results) []Card {
 		c := Card{ID: d.ID, Label: d.Label, A: s.A, B: s.B, Change: s.Change, Verdict: string(s.Verdict),
 			Note: cardNote(d.ID, m.arms), Published: e.Published}
 		if t := e.Trust; t != nil {
-			c.Trust = &CardTrust{Class: string(t.Class), Mark: t.Mark, Text: t.Sentence, Why: t.Why, Link: t.Link}
+			c.Trust = &CardTrust{Class: string(t.Class), Mark: t.Mark, Short: t.Short, Text: t.Sentence, Why: t.Why, Link: t.Link}
 		}
 		cards = append(cards, c)
 	}

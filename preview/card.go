@@ -132,7 +132,9 @@ func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout)
 			tx := c.textAt(face, string(rune('A'+i))+" · ", x, y, col)
 			c.textAt(face, fitText(face, p.ArmLabel(i), float64(pane.X+pane.W)-12-tx), tx, y, pal.Text)
 		}
-		g := view.LayoutGrid(len(a.Tiles), view.GridArea(pane.Inset(4), title), 1)
+		area := view.GridArea(pane, title)
+		area = view.Rect{X: area.X + 12, Y: area.Y + 4, W: area.W - 24, H: area.H - 14}
+		g := view.LayoutGrid(len(a.Tiles), area, 1)
 		for cpu, t := range a.Tiles {
 			in := tileInput(cpu, t, a.Gauge, queue)
 			queue = in.Queue
@@ -207,7 +209,7 @@ func drawBoxes(c *canvas, f *fonts, pal *view.Palette, ms []Metric, l cardLayout
 		// beside its change is just too wide at 21 px.
 		room := w - 2*pad - 8 - width(chg, m.Change)
 		label := f.face(false, 21)
-		for size := 20.0; size >= 17 && width(label, m.Def.Label) > room; size-- {
+		for size := 20.0; size >= 16 && width(label, m.Def.Label) > room; size-- {
 			label = f.face(false, size)
 		}
 		if m.Change != "" {

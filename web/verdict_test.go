@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"schedplay/docs"
 	"schedplay/engine"
 	"schedplay/examples"
 	"schedplay/web/internal/sharetest"
@@ -78,4 +79,47 @@ func TestLinkPreviewVerdict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The verdicts' links work from schedplay serve: the model notes are served
+// from the playground bundle at docs.NotesPath, with the page's headers, and
+// every section a verdict links to is an anchor in them.
+func TestNotesServed(t *testing.T) {
+	ts := httptest.NewServer(newTestServer(t, NewMemStore(), WithStaticDir("../static")))
+	defer ts.Close()
+	resp, page := sharetest.Do(t, ts.Client(), "GET", ts.URL+docs.NotesPath, nil)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		resp.Header.Get("Content-Security-Policy") == "" {
+		t.Fatalf("GET %s: %s, %s, CSP %q", docs.NotesPath, resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Security-Policy"))
+	}
+	if resp, _ := sharetest.Do(t, ts.Client(), "GET", ts.URL+"/notes/notes.css", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("the notes' stylesheet: %s", resp.Status)
+	}
+	table, err := docs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range table.Points {
+		for _, v := range append(figureVerdicts(p.Figures), changeVerdicts(p.Changes)...) {
+			if v.Section != "" && !strings.Contains(string(page), `id="`+v.Section+`"`) {
+				t.Errorf("%s %s links to #%s, which the served notes lack", p.Case, p.Label, v.Section)
+			}
+		}
+	}
+}
+
+func figureVerdicts(fs []docs.Figure) []docs.Verdict {
+	var out []docs.Verdict
+	for _, f := range fs {
+		out = append(out, f.Verdict)
+	}
+	return out
+}
+
+func changeVerdicts(cs []docs.Change) []docs.Verdict {
+	var out []docs.Verdict
+	for _, c := range cs {
+		out = append(out, c.Verdict)
+	}
+	return out
 }
