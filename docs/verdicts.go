@@ -7,14 +7,15 @@
 package docs
 
 import (
-	"crypto/sha256"
+	"bytes"
 	_ "embed"
-	"encoding/hex"
 	"fmt"
+	"io/fs"
 
 	"github.com/go-json-experiment/json"
 
 	"schedplay/engine"
+	"schedplay/examples"
 )
 
 // verdictsJSON is verdicts.json (a string: the embedded bytes cannot be
@@ -35,6 +36,12 @@ type Table struct {
 	// from (calibration.json).
 	Fingerprint string  `json:"fingerprint"`
 	Points      []Point `json:"points"`
+
+	// examples holds the scenarios the points are configurations of;
+	// configs[i] is point i's configuration (runConfig), made on the first
+	// Lookup.
+	examples fs.FS
+	configs  [][]byte
 }
 
 // Class is a verdict.
@@ -57,13 +64,19 @@ const (
 // Point is one published point as calibration ran it: the example with the
 // point's arm and settings, in the example's own seed, horizon and window.
 type Point struct {
-	// Key identifies the point's configuration (ConfigKey): a run has this
-	// point's verdicts only when it is exactly that configuration.
-	Key string `json:"key"`
+	// ID names the point: its example's file and its index in the example's
+	// published list ("tpcb-32vcpu.json#7").
+	ID string `json:"id"`
 	// Case is the example's name, Label the point's ("pull off,
 	// workload.clients=64").
 	Case  string `json:"case"`
 	Label string `json:"label"`
+	// File and Sets are the configuration calibration ran: examples/File with
+	// the knob settings Sets ("path=value": the arm's, then the point's own).
+	// A run has this point's verdicts only when it is exactly that
+	// configuration.
+	File string   `json:"file"`
+	Sets []string `json:"sets,omitzero"`
 	// Figures are the point's published figures, Changes its A/B changes as
 	// the later arm B against an earlier arm A.
 	Figures []Figure `json:"figures,omitzero"`
@@ -94,7 +107,7 @@ type Figure struct {
 
 // Change is a published A/B change (B / A of one metric) against the model's.
 type Change struct {
-	// Against is arm A's point (its Key); the Point holding the change is B.
+	// Against is arm A's point (its ID); the Point holding the change is B.
 	Against string `json:"against"`
 	Metric  string `json:"metric"`
 	// Published is the published B / A; Direction its direction in the
@@ -107,21 +120,37 @@ type Change struct {
 	Verdict
 }
 
-// Load decodes the embedded table.
+// Load decodes the embedded table, whose points are configurations of the
+// embedded examples.
 func Load() (Table, error) {
 	var t Table
 	if err := json.Unmarshal([]byte(verdictsJSON), &t, json.RejectUnknownMembers(true)); err != nil {
 		return Table{}, fmt.Errorf("docs/verdicts.json: %w", err)
 	}
+	t.examples = examples.FS
 	return t, nil
 }
 
 // Lookup returns the point a run of sc is, or nil when the calibration did
-// not run that configuration (a scenario whose settings a user changed).
+// not run that configuration (a scenario whose settings a user changed). The
+// configurations are compared whole, so no scenario can pass for another;
+// the first Lookup decodes them (a few milliseconds), later ones compare.
 func (t *Table) Lookup(sc engine.Scenario) *Point {
-	key := ConfigKey(sc)
-	for i := range t.Points {
-		if t.Points[i].Key == key {
+	if t.configs == nil && t.examples != nil {
+		t.configs = make([][]byte, len(t.Points))
+		for i, p := range t.Points {
+			data, err := fs.ReadFile(t.examples, p.File)
+			if err != nil {
+				continue // an example removed since: nothing runs it
+			}
+			if psc, err := engine.DecodeScenario(data, p.Sets...); err == nil {
+				t.configs[i] = runConfig(psc)
+			}
+		}
+	}
+	want := runConfig(sc)
+	for i, c := range t.configs {
+		if c != nil && bytes.Equal(c, want) {
 			return &t.Points[i]
 		}
 	}
@@ -141,25 +170,28 @@ func (p *Point) Figure(metric string) (Figure, bool) {
 // Change returns the point's verdict on a published change against point a.
 func (p *Point) Change(a *Point, metric string) (Change, bool) {
 	for _, c := range p.Changes {
-		if c.Against == a.Key && c.Metric == metric {
+		if c.Against == a.ID && c.Metric == metric {
 			return c, true
 		}
 	}
 	return Change{}, false
 }
 
-// ConfigKey digests what a run of sc simulates: every field of the scenario
-// but its name, description, arms, published points and fitted notes, which
-// label and judge a run without changing it. Two scenarios with the same key
-// give the same results.
-func ConfigKey(sc engine.Scenario) string {
+// runConfig is what a run of sc simulates: the scenario's canonical JSON
+// without its name, description, arms, published points and fitted notes,
+// which label and judge a run without changing it. Two scenarios with the same
+// configuration give the same results.
+func runConfig(sc engine.Scenario) []byte {
 	sc.Name, sc.Description, sc.Arms, sc.Published, sc.Fitted = "", "", nil, nil, nil
 	data, err := sc.Canonical()
 	if err != nil {
-		// A decoded scenario always encodes; one that does not has no key
-		// any point could have.
-		return "unencodable: " + err.Error()
+		return nil // a decoded scenario always encodes; nil matches nothing
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:12])
+	return data
+}
+
+// SameRun reports whether a and b simulate the same run (runConfig).
+func SameRun(a, b engine.Scenario) bool {
+	ca := runConfig(a)
+	return ca != nil && bytes.Equal(ca, runConfig(b))
 }

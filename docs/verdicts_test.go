@@ -1,10 +1,8 @@
 package docs_test
 
 import (
-	"maps"
 	"os"
 	"regexp"
-	"slices"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -15,9 +13,10 @@ import (
 )
 
 // The embedded table is the calibration's (its record's fingerprint), every
-// point in it is a configuration of an example (the example with the point's
-// arm and settings), and every verdict that is not a hit links to a section
-// of the model notes that exists: a miss stays visible with its reason.
+// point in it is a configuration of an example that Lookup finds as that
+// point, every change is against a point of the table, and every verdict that
+// is not a hit links to a section of the model notes that exists: a miss stays
+// visible with its reason.
 func TestEmbeddedTable(t *testing.T) {
 	table, err := docs.Load()
 	if err != nil {
@@ -36,36 +35,6 @@ func TestEmbeddedTable(t *testing.T) {
 	if table.Fingerprint != rec.Fingerprint || len(table.Points) == 0 {
 		t.Fatalf("verdicts.json (%d points) is of calibration %s, calibration.json of %s: render it with calibrate --render",
 			len(table.Points), table.Fingerprint, rec.Fingerprint)
-	}
-	keys := map[string]string{}
-	names, _ := examples.FS.ReadDir(".")
-	for _, n := range names {
-		data, _ := examples.FS.ReadFile(n.Name())
-		sc, err := engine.DecodeScenario(data)
-		if err != nil || len(sc.Published) == 0 {
-			continue
-		}
-		for _, p := range sc.Published {
-			set := maps.Clone(p.Set)
-			if set == nil {
-				set = map[string]string{}
-			}
-			for _, a := range sc.Arms {
-				if a.Name == p.Arm {
-					maps.Copy(set, a.Set)
-					maps.Copy(set, p.Set)
-				}
-			}
-			var sets []string
-			for _, k := range slices.Sorted(maps.Keys(set)) {
-				sets = append(sets, k+"="+set[k])
-			}
-			psc, err := engine.DecodeScenario(data, sets...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys[docs.ConfigKey(psc)] = sc.Name + " " + p.Arm
-		}
 	}
 	notes, err := os.ReadFile("../static/notes/model-notes.html")
 	if err != nil {
@@ -86,49 +55,70 @@ func TestEmbeddedTable(t *testing.T) {
 			t.Errorf("%s is a miss without its reason", what)
 		}
 	}
+	ids := map[string]bool{}
 	for _, p := range table.Points {
-		if _, ok := keys[p.Key]; !ok {
-			t.Errorf("point %s %s (key %s) is no configuration of the examples", p.Case, p.Label, p.Key)
+		ids[p.ID] = true
+	}
+	for i, p := range table.Points {
+		data, err := examples.FS.ReadFile(p.File)
+		if err != nil {
+			t.Fatalf("point %s: %v", p.ID, err)
+		}
+		sc, err := engine.DecodeScenario(data, p.Sets...)
+		if err != nil {
+			t.Fatalf("point %s: %v", p.ID, err)
+		}
+		if got := table.Lookup(sc); got != &table.Points[i] {
+			t.Errorf("point %s (%s %s): Lookup of its configuration finds %v", p.ID, p.Case, p.Label, got)
 		}
 		for _, f := range p.Figures {
 			explained(p.Case+" "+p.Label+" "+f.Metric, f.Verdict)
 		}
 		for _, c := range p.Changes {
 			explained(p.Case+" "+p.Label+" change of "+c.Metric, c.Verdict)
-			if _, ok := keys[c.Against]; !ok {
-				t.Errorf("a change of %s %s is against %s, no configuration of the examples", p.Case, p.Label, c.Against)
+			if !ids[c.Against] {
+				t.Errorf("a change of %s is against %s, no point of the table", p.ID, c.Against)
 			}
 		}
 	}
 }
 
-// A configuration's key ignores what only labels a scenario and changes with
-// anything a run simulates.
-func TestConfigKey(t *testing.T) {
+// A run is a calibrated point only when it simulates exactly the point's
+// configuration: what only labels a scenario does not matter, anything a run
+// simulates does.
+func TestLookup(t *testing.T) {
+	table, err := docs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	data, err := examples.FS.ReadFile("tpcb-32vcpu.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := engine.DecodeScenario(data)
+	off, err := engine.DecodeScenario(data, "sched.wake_pull=false")
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := docs.ConfigKey(base)
-	relabelled := base
-	relabelled.Name, relabelled.Description, relabelled.Arms, relabelled.Published = "x", "y", nil, nil
-	if docs.ConfigKey(relabelled) != key {
-		t.Error("renaming the scenario or dropping its arms changed its key")
+	p := table.Lookup(off)
+	if p == nil || p.Case != "tpcb-32vcpu" || p.Label != "pull off, workload.clients=64" {
+		t.Fatalf("the preset's off arm is point %+v", p)
 	}
-	for _, set := range []string{"seed=2", "workload.clients=32", "duration_ms=30000", "sched.wake_pull=true", "machine.costs.context_switch_ns=1501"} {
-		sc, err := engine.DecodeScenario(data, set)
+	relabelled := off
+	relabelled.Name, relabelled.Description, relabelled.Arms, relabelled.Published = "x", "y", nil, nil
+	if table.Lookup(relabelled) != p || !docs.SameRun(off, relabelled) {
+		t.Error("renaming the scenario or dropping its arms made it another run")
+	}
+	for _, set := range []string{"seed=2", "workload.clients=32", "duration_ms=30000", "warmup_ms=1000", "machine.costs.context_switch_ns=1501"} {
+		sc, err := engine.DecodeScenario(data, "sched.wake_pull=false", set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if docs.ConfigKey(sc) == key {
-			t.Errorf("%s left the key as it was", set)
+		if got := table.Lookup(sc); got != nil && got.Label == p.Label {
+			t.Errorf("%s is still the calibrated point %s", set, p.Label)
 		}
 	}
-	if !regexp.MustCompile(`^[0-9a-f]{24}$`).MatchString(key) {
-		t.Errorf("key %q: want 24 hex digits", key)
+	at32, _ := engine.DecodeScenario(data, "sched.wake_pull=false", "workload.clients=32")
+	if got := table.Lookup(at32); got == nil || got.Label != "pull off, workload.clients=32" {
+		t.Errorf("32 clients, as calibrated, is point %+v", got)
 	}
 }

@@ -28,7 +28,7 @@ type Card struct {
 	Trust *CardTrust `json:"trust,omitzero"`
 }
 
-// CardTrust is the calibration's verdict as a card shows it (view.Trust).
+// CardTrust is the calibration's verdict as a card shows it (docs.Trust).
 type CardTrust struct {
 	// Class is hit, direction, miss or fitted (docs.Class); Mark its sign,
 	// Short its words ("direction only"), for an embed's narrow card.
@@ -77,7 +77,7 @@ func cardNote(id string, arms []*Arm) string {
 // cards builds the headline cards from the results each arm shows, through
 // the headline metric table the share card reads too (view.Metrics), so the
 // same results read the same on both, and with the same evidence beside them
-// (view.EvidenceFor).
+// (docs.EvidenceFor).
 func (m *Model) cards(rs []engine.Results) []Card {
 	onKVM := slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Machine.Platform == "kvm" })
 	shown := make([]*engine.Results, len(rs))
@@ -92,7 +92,7 @@ func (m *Model) cards(rs []engine.Results) []Card {
 	var cards []Card
 	for _, d := range view.Metrics(m.setup.base.Workload.Kind, onKVM) {
 		s := d.Show(m.pipe.shownNs, shown...)
-		e := view.EvidenceFor(&d, pubs, points)
+		e := docs.EvidenceFor(&d, pubs, points)
 		c := Card{ID: d.ID, Label: d.Label, A: s.A, B: s.B, Change: s.Change, Verdict: string(s.Verdict),
 			Note: cardNote(d.ID, m.arms), Published: e.Published}
 		if t := e.Trust; t != nil {

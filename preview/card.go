@@ -250,7 +250,7 @@ func drawBoxes(c *canvas, f *fonts, pal *view.Palette, ms []Metric, l cardLayout
 // published figures; the verdict, its mark and words; and the numbers it
 // compares, the model's median over the calibration's runs against the
 // published value, each shrunk (to 16 px) or shortened until it fits.
-func drawEvidence(c *canvas, f *fonts, pal *view.Palette, e view.Evidence, x, valueY, w float64) {
+func drawEvidence(c *canvas, f *fonts, pal *view.Palette, e docs.Evidence, x, valueY, w float64) {
 	line := "published " + e.Published
 	if e.Published == "" {
 		// Said, so that a box beside others with published figures is not

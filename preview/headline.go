@@ -18,7 +18,7 @@ import (
 type Metric struct {
 	Def view.MetricDef
 	view.Shown
-	view.Evidence
+	docs.Evidence
 }
 
 // kvm says whether an arm runs under KVM (the host's metrics apply). A record
@@ -37,7 +37,7 @@ func (p *Preview) Headline() []Metric {
 	reached := int64(math.Round(p.ReachedMs * 1e6))
 	var out []Metric
 	for _, d := range view.CardMetrics(p.Workload, p.kvm()) {
-		out = append(out, Metric{Def: d, Shown: d.Show(reached, rs...), Evidence: view.EvidenceFor(&d, pubs, points)})
+		out = append(out, Metric{Def: d, Shown: d.Show(reached, rs...), Evidence: docs.EvidenceFor(&d, pubs, points)})
 	}
 	return out
 }

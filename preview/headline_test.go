@@ -23,8 +23,8 @@ func published(p *Preview, calibrated bool) *Preview {
 	p.Arms[1].Published = map[string]float64{"throughput_per_s": 22722}
 	if calibrated {
 		model := 1.0957
-		p.Arms[0].Calibrated = &docs.Point{Key: "a"}
-		p.Arms[1].Calibrated = &docs.Point{Key: "b", Changes: []docs.Change{{Against: "a", Metric: "throughput_per_s",
+		p.Arms[0].Calibrated = &docs.Point{ID: "a"}
+		p.Arms[1].Calibrated = &docs.Point{ID: "b", Changes: []docs.Change{{Against: "a", Metric: "throughput_per_s",
 			Published: 2.906, Direction: "up", Model: &model, Verdict: docs.Verdict{Class: docs.Miss, Why: "not up in 50 of 50 runs"}}}}
 	}
 	return p

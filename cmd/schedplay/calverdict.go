@@ -11,7 +11,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/docs"
-	"schedplay/engine"
 )
 
 // The documents calibrate writes from the judged runs, besides the record:
@@ -45,10 +44,7 @@ func calDocuments(cases []*calCase, plan calPlan, fp, out, notesDir string) ([]c
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, notesSource), err)
 		}
 	}
-	table, err := verdictTable(cases, fp, markers)
-	if err != nil {
-		return nil, err
-	}
+	table := verdictTable(cases, fp, markers)
 	vt, err := json.Marshal(table, jsontext.WithIndentPrefix(""), jsontext.WithIndent(" "), json.Deterministic(true))
 	if err != nil {
 		return nil, err
@@ -75,19 +71,17 @@ func calDocuments(cases []*calCase, plan calPlan, fp, out, notesDir string) ([]c
 	return files, nil
 }
 
-// verdictTable is docs/verdicts.json: every point's figures and changes with
+// verdictTable is docs/verdicts.json: every point (the configuration
+// calibration ran: its example and knob settings), its figures and changes with
 // the verdicts the document gives them, judged by the same rows
 // (judgeFigure, judgeChange), and the notes section that explains each.
-func verdictTable(cases []*calCase, fp string, markers []notesMarker) (docs.Table, error) {
+func verdictTable(cases []*calCase, fp string, markers []notesMarker) docs.Table {
 	t := docs.Table{Fingerprint: fp}
 	for _, c := range cases {
 		byPoint := map[*calPoint]int{}
 		for _, p := range c.points {
-			sc, err := engine.DecodeScenario(c.data, p.sets...)
-			if err != nil {
-				return t, fmt.Errorf("examples/%s: published.%d: %w", c.file, p.index, err)
-			}
-			pt := docs.Point{Key: docs.ConfigKey(sc), Case: c.sc.Name, Label: pointLabel(p.pub.Arm, p.own)}
+			pt := docs.Point{ID: fmt.Sprintf("%s#%d", c.file, p.index), Case: c.sc.Name, Label: pointLabel(p.pub.Arm, p.own),
+				File: c.file, Sets: p.sets}
 			for _, name := range sortedMetricNames(p.pub.Values) {
 				row := judgeFigure(c, p, name)
 				f := docs.Figure{Metric: name, Published: row.pub, Model: median(row.byWindow),
@@ -105,14 +99,14 @@ func verdictTable(cases []*calCase, fp string, markers []notesMarker) (docs.Tabl
 					continue
 				}
 				row := judgeChange(c, pr, name)
-				b.Changes = append(b.Changes, docs.Change{Against: t.Points[byPoint[pr.a]].Key, Metric: name,
+				b.Changes = append(b.Changes, docs.Change{Against: t.Points[byPoint[pr.a]].ID, Metric: name,
 					Published: row.pub, Direction: direction(row.pub), Model: median(row.byWindow),
 					Verdict: docs.Verdict{Class: changeClass(row), Why: row.why,
 						Section: sectionOf(markers, notesRow{c.sc.Name, name, "changes", pr.b.own})}})
 			}
 		}
 	}
-	return t, nil
+	return t
 }
 
 // median is the first window's median (the example's own window, or the

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,15 +66,10 @@ func TestVerdictTable(t *testing.T) {
 	if off8 == nil || on8 == nil || on4 == nil {
 		t.Fatalf("points %v", byLabel)
 	}
-	// The key is the configuration calibration ran: the example with the
+	// A point is the configuration calibration ran: the example with the
 	// point's arm and settings.
-	data8, _ := os.ReadFile("testdata/examples/ab.json")
-	sc, err := engine.DecodeScenario(data8, "sched.wake_pull=false", "workload.clients=8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if off8.Key != docs.ConfigKey(sc) {
-		t.Errorf("the off arm at 8 clients has key %s, its configuration %s", off8.Key, docs.ConfigKey(sc))
+	if off8.ID != "ab.json#2" || off8.File != "ab.json" || !slices.Equal(off8.Sets, []string{"sched.wake_pull=false", "workload.clients=8"}) {
+		t.Errorf("the off arm at 8 clients is %s: examples/%s with %v", off8.ID, off8.File, off8.Sets)
 	}
 	for _, tc := range []struct {
 		desc         string

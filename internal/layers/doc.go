@@ -2,9 +2,10 @@
 // is built in layers named for their role, each importing only the ones below:
 //
 //	engine/            the simulator: the standard library and the JSON library only
-//	docs/              the calibration's verdict table, embedded (engine types only)
 //	trace/, view/      neutral presentation: Chrome trace export; palette, number
 //	                   formats, tile and chart geometry, the headline metric table
+//	docs/              the calibration's verdict table, embedded, and how a surface
+//	                   quotes a verdict (in view's formats)
 //	preview/           a share's link preview, drawn with view
 //	playground/...     the interactive model: view model, runner, URL state, lessons
 //	wasm/..., web/worker, web's KV store

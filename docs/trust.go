@@ -1,21 +1,22 @@
-package view
+package docs
 
 import (
 	"cmp"
 
-	"schedplay/docs"
+	"schedplay/view"
 )
 
 // How a number says how far to trust it. Beside a model number that the
-// calibration judged (docs/verdicts.json), every surface says the same: whether
-// the model reproduces the published result, the model's median over the
+// calibration judged (verdicts.json), every surface says the same: whether the
+// model reproduces the published result, the model's median over the
 // calibration's runs against the published value, and where the model notes
 // say why. The page's cards, the share card and the link description all
-// write it from here.
+// write it from here, in view's formats. (It is here rather than in view so
+// that view, which the engine worker links, does not carry the table.)
 
 // Trust is the calibration's verdict on one number, written out.
 type Trust struct {
-	Class docs.Class
+	Class Class
 	// Mark is the verdict in one character: ✓ reproduced, ≈ the direction
 	// only, ✗ not reproduced, ○ fitted (not counted).
 	Mark string
@@ -31,19 +32,19 @@ type Trust struct {
 }
 
 // ChangeTrust writes the verdict on a published A/B change.
-func ChangeTrust(c docs.Change) Trust {
-	t := Trust{Class: c.Class, Published: Ratio(c.Published), Model: "–", Why: c.Why, Link: notesLink(c.Section)}
+func ChangeTrust(c Change) Trust {
+	t := Trust{Class: c.Class, Published: view.Ratio(c.Published), Model: "–", Why: c.Why, Link: notesLink(c.Section)}
 	if c.Model != nil {
-		t.Model = Ratio(*c.Model)
+		t.Model = view.Ratio(*c.Model)
 	}
 	var phrase string
 	switch c.Class {
-	case docs.Hit:
+	case Hit:
 		t.Mark, t.Short, phrase = "✓", "reproduced", "the model reproduces this change"
 		if c.Direction == "wash" {
 			phrase = "the model reproduces this: no real change"
 		}
-	case docs.Direction:
+	case Direction:
 		t.Mark, t.Short, phrase = "≈", "direction only", "the model reproduces the direction, not the size"
 	default:
 		t.Mark, t.Short, phrase = "✗", "not reproduced", "the model does not reproduce this change"
@@ -54,16 +55,16 @@ func ChangeTrust(c docs.Change) Trust {
 
 // FigureTrust writes the verdict on a published figure, its values written by
 // format (the metric's).
-func FigureTrust(f docs.Figure, format func(float64) string) Trust {
+func FigureTrust(f Figure, format func(float64) string) Trust {
 	t := Trust{Class: f.Class, Published: format(f.Published), Model: "–", Why: f.Why, Link: notesLink(f.Section)}
 	if f.Model != nil {
 		t.Model = format(*f.Model)
 	}
 	var phrase string
 	switch f.Class {
-	case docs.Hit:
+	case Hit:
 		t.Mark, t.Short, phrase = "✓", "right size", "the model's figure is of the published size"
-	case docs.Fitted:
+	case Fitted:
 		t.Mark, t.Short, phrase = "○", "fitted, not counted", "fitted to a published figure, so it cannot confirm the model"
 	default:
 		t.Mark, t.Short, phrase = "✗", "wrong size", "the model's figure is not of the published size"
@@ -74,9 +75,9 @@ func FigureTrust(f docs.Figure, format func(float64) string) Trust {
 
 func notesLink(section string) string {
 	if section == "" {
-		return docs.NotesPath
+		return NotesPath
 	}
-	return docs.NotesPath + "#" + section
+	return NotesPath + "#" + section
 }
 
 // Evidence is what a surface shows beside a metric's model numbers: the
@@ -95,7 +96,7 @@ type Evidence struct {
 // EvidenceFor finds the evidence for metric d. published holds each arm's
 // published figures by metric key (PublishedSet.Figures), points each arm's
 // calibrated point (nil when the calibration did not run the arm's settings).
-func EvidenceFor(d *MetricDef, published []map[string]float64, points []*docs.Point) Evidence {
+func EvidenceFor(d *view.MetricDef, published []map[string]float64, points []*Point) Evidence {
 	var e Evidence
 	pubs := make([]string, len(published))
 	have := 0
