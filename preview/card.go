@@ -221,9 +221,9 @@ func drawBoxes(c *canvas, f *fonts, pal *view.Palette, ms []Metric, l cardLayout
 			s   string
 			col view.Color
 		}
-		parts := []part{{m.A, pal.Text}}
+		parts := []part{{s: m.A, col: pal.Text}}
 		if m.B != "" {
-			parts = []part{{m.A, pal.TextDim}, {" → ", pal.TextDim}, {m.B, pal.Text}}
+			parts = []part{{s: m.A, col: pal.TextDim}, {s: " → ", col: pal.TextDim}, {s: m.B, col: pal.Text}}
 		}
 		size := 44.0
 		for ; size > 22; size -= 2 {

@@ -77,7 +77,7 @@ func (c *canvas) triangle(a, b, d view.Vertex) {
 	x0 := max(int(math.Floor(min(ax, bx, dx))), bounds.Min.X)
 	x1 := min(int(math.Ceil(max(ax, bx, dx))), bounds.Max.X-1)
 	type side struct{ px, py, qx, qy float64 }
-	sides := [3]side{{bx, by, dx, dy}, {dx, dy, ax, ay}, {ax, ay, bx, by}}
+	sides := [3]side{{px: bx, py: by, qx: dx, qy: dy}, {px: dx, py: dy, qx: ax, qy: ay}, {px: ax, py: ay, qx: bx, qy: by}}
 	for y := y0; y <= y1; y++ {
 		py := float64(y) + 0.5
 		// The span of the row inside all three edges, widened by a pixel; the
@@ -139,7 +139,7 @@ func owns(w, px, py, qx, qy float64) bool {
 
 // text queues s with its baseline starting at (x, y) and returns where it ends.
 func (c *canvas) textAt(face font.Face, s string, x, y float64, col view.Color) float64 {
-	c.text = append(c.text, textOp{face, s, x, y, col})
+	c.text = append(c.text, textOp{face: face, s: s, x: x, y: y, col: col})
 	return x + width(face, s)
 }
 

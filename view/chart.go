@@ -112,7 +112,7 @@ func YTicks(s Scale, format func(float64) string) []Tick {
 	var out []Tick
 	for _, f := range []float64{0, 0.5, 1} {
 		_, y := s.At(s.X0, f*s.Y1)
-		out = append(out, Tick{y, format(f * s.Y1)})
+		out = append(out, Tick{Pos: y, Text: format(f * s.Y1)})
 	}
 	return out
 }
@@ -122,7 +122,7 @@ func XTicks(s Scale, xs []float64, format func(float64) string) []Tick {
 	var out []Tick
 	for _, x := range xs {
 		px, _ := s.At(x, 0)
-		out = append(out, Tick{px, format(x)})
+		out = append(out, Tick{Pos: px, Text: format(x)})
 	}
 	return out
 }

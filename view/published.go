@@ -39,7 +39,7 @@ func NewPublishedSet(sc engine.Scenario) PublishedSet {
 			if err != nil {
 				x = unreadable{}
 			}
-			out = append(out, knobSetting{path, x})
+			out = append(out, knobSetting{path: path, value: x})
 		}
 		slices.SortFunc(out, func(a, b knobSetting) int { return strings.Compare(a.path, b.path) })
 		return out
@@ -47,12 +47,12 @@ func NewPublishedSet(sc engine.Scenario) PublishedSet {
 	var out PublishedSet
 	for _, p := range sc.Published {
 		if p.Arm == "" {
-			out = append(out, publishedPoint{read(p.Set), p.Values})
+			out = append(out, publishedPoint{when: read(p.Set), values: p.Values})
 			continue
 		}
 		for _, a := range sc.Arms {
 			if a.Name == p.Arm {
-				out = append(out, publishedPoint{append(read(p.Set), read(a.Set)...), p.Values})
+				out = append(out, publishedPoint{when: append(read(p.Set), read(a.Set)...), values: p.Values})
 			}
 		}
 	}

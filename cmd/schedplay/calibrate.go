@@ -100,7 +100,7 @@ func (a *app) cmdCalibrate(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeCalFiles(append(files, calFile{recordPath, append(rec, '\n')})); err != nil {
+	if err := writeCalFiles(append(files, calFile{path: recordPath, data: append(rec, '\n')})); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "calibrate: wrote %s and %s (and %d more) in %.1f s\n", *out, recordPath, len(files)-1, time.Since(start).Seconds())

@@ -31,7 +31,7 @@ type calFile struct {
 // into notesDir.
 func calDocuments(cases []*calCase, plan calPlan, fp, out, notesDir string) ([]calFile, error) {
 	md := renderCalibration(cases, plan, fp)
-	files := []calFile{{out, md}}
+	files := []calFile{{path: out, data: md}}
 	dir := filepath.Dir(out)
 	notes, err := os.ReadFile(filepath.Join(dir, notesSource))
 	haveNotes := err == nil
@@ -49,7 +49,7 @@ func calDocuments(cases []*calCase, plan calPlan, fp, out, notesDir string) ([]c
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, calFile{filepath.Join(dir, "verdicts.json"), append(vt, '\n')})
+	files = append(files, calFile{path: filepath.Join(dir, "verdicts.json"), data: append(vt, '\n')})
 	if !haveNotes {
 		return files, nil
 	}
@@ -66,7 +66,7 @@ func calDocuments(cases []*calCase, plan calPlan, fp, out, notesDir string) ([]c
 		if err != nil {
 			return nil, fmt.Errorf("rendering %s: %w", name, err)
 		}
-		files = append(files, calFile{filepath.Join(notesDir, strings.TrimSuffix(name, ".md")+".html"), page})
+		files = append(files, calFile{path: filepath.Join(notesDir, strings.TrimSuffix(name, ".md")+".html"), data: page})
 	}
 	return files, nil
 }
@@ -86,7 +86,7 @@ func verdictTable(cases []*calCase, fp string, markers []notesMarker) docs.Table
 				row := judgeFigure(c, p, name)
 				f := docs.Figure{Metric: name, Published: row.pub, Model: median(row.byWindow),
 					Verdict: docs.Verdict{Class: figureClass(row), Why: row.why,
-						Section: sectionOf(markers, notesRow{c.sc.Name, name, "figures", p.own})}}
+						Section: sectionOf(markers, notesRow{caseName: c.sc.Name, metric: name, kind: "figures", own: p.own})}}
 				pt.Figures = append(pt.Figures, f)
 			}
 			byPoint[p] = len(t.Points)
@@ -102,7 +102,7 @@ func verdictTable(cases []*calCase, fp string, markers []notesMarker) docs.Table
 				b.Changes = append(b.Changes, docs.Change{Against: t.Points[byPoint[pr.a]].ID, Metric: name,
 					Published: row.pub, Direction: direction(row.pub), Model: median(row.byWindow),
 					Verdict: docs.Verdict{Class: changeClass(row), Why: row.why,
-						Section: sectionOf(markers, notesRow{c.sc.Name, name, "changes", pr.b.own})}})
+						Section: sectionOf(markers, notesRow{caseName: c.sc.Name, metric: name, kind: "changes", own: pr.b.own})}})
 			}
 		}
 	}
