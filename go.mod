@@ -8,6 +8,7 @@ require (
 	github.com/go-json-experiment/json v1.27.2
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
 	github.com/syumai/workers v0.33.0
+	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.63.0

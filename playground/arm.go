@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"schedplay/docs"
 	"schedplay/engine"
 	"schedplay/playground/runner"
 	"schedplay/view"
@@ -22,8 +23,10 @@ type Arm struct {
 	// vals reads Sc's knob values.
 	vals *knobReader
 	// published are the source's published figures for Sc's settings, by metric
-	// key (publishedSet.figures).
-	published map[string]float64
+	// key (publishedSet.figures); calibrated is the calibration's point Sc is,
+	// nil when it ran no such configuration.
+	published  map[string]float64
+	calibrated *docs.Point
 	// Snap is the machine as last shown; before the first answer, idle tiles.
 	Snap  engine.Snapshot
 	endNs int64
@@ -118,7 +121,7 @@ func workloadLabel(sc engine.Scenario) string {
 func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, published publishedSet) *Arm {
 	a := &Arm{id: id, Name: name, Set: set, Sc: sc, endNs: sc.DurationMs * 1e6, resultsAt: -1,
 		series: view.NewSeries(seriesWidthNs, seriesMax), vals: newKnobReader(sc)}
-	a.published = published.figures(a.vals)
+	a.published, a.calibrated = published.figures(a.vals), published.calibrated(sc)
 	// Idle tiles until the runner's first answer (a frame or two later).
 	a.Snap.CPUs = make([]engine.CPUSnap, sc.Machine.VCPUs)
 	for i := range a.Snap.CPUs {

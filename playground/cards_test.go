@@ -121,8 +121,9 @@ func TestBusyVCPUsHostCard(t *testing.T) {
 	}
 }
 
-// On an idle guest the cards' values are tiny: they show what they can ("<0.1%",
-// two decimals of a vCPU) and no change between values they show alike.
+// On an idle guest the cards' values are tiny: they show what they can (a
+// decimal of a percent, two decimals of a vCPU) and no change between values
+// they show alike.
 func TestCardsOnAnIdleGuest(t *testing.T) {
 	ps, _ := BuiltinPresets()
 	m := New(Options{Presets: ps, Fragment: "#v=1&preset=idle-guest&speed=max", Runner: runner.NewLocal(func() float64 { return 0 })})
@@ -137,8 +138,11 @@ func TestCardsOnAnIdleGuest(t *testing.T) {
 			t.Errorf("card %s shows %s -> %s with a change of %s", c.ID, c.A, c.B, c.Change)
 		}
 	}
-	if c := cards["idle-over"]; c.A != "<0.1%" && c.A != "0%" {
-		t.Errorf("idle while overloaded on an idle guest shows %q", c.A)
+	if c := cards["busy"]; !strings.HasPrefix(c.A, "0.0") || len(c.A) != 4 {
+		t.Errorf("the guest's busy vCPUs on an idle guest show %q: want two decimals of a vCPU", c.A)
+	}
+	if c := cards["spin-cpu"]; !strings.HasSuffix(c.B, "%") || !strings.Contains(c.B, ".") {
+		t.Errorf("adaptive spin's CPU on an idle guest shows %q: want a percentage with a decimal", c.B)
 	}
 	if c := cards["busy-host"]; !strings.HasPrefix(c.A, "0.") || len(c.A) != 4 || c.A == c.B {
 		t.Errorf("the host's busy vCPUs show %q -> %q: want two decimals, the fixed spin's larger", c.A, c.B)

@@ -285,7 +285,7 @@ func TestUI(t *testing.T) {
 	m.Render(1200, 600, 1, 0)
 	u := m.Snapshot(0)
 	cards := u.Cards.Cards
-	if len(cards) != 7 || cards[0].B == "" || cards[0].Change == "" {
+	if len(cards) != 8 || cards[0].B == "" || cards[0].Change == "" {
 		t.Errorf("cards %+v", cards)
 	}
 	if u.Cards.Warmup != "" {
@@ -295,8 +295,8 @@ func TestUI(t *testing.T) {
 	if got := cards[0].Published; got != "1.00k → 3.00k" {
 		t.Errorf("published throughput %q, want the preset's 1.00k → 3.00k", got)
 	}
-	if got := cards[1].Published; got != "" {
-		t.Errorf("busy vCPUs has no published figure, got %q", got)
+	if got := cards[3].Published; cards[3].ID != "busy" || got != "" {
+		t.Errorf("busy vCPUs has no published figure, got card %s with %q", cards[3].ID, got)
 	}
 	if p := u.Panes.Panes; len(p) != 2 || !strings.HasPrefix(p[0].Title, "A · pull off") {
 		t.Errorf("panes %+v", p)

@@ -1,79 +1,35 @@
 package playground
 
-import "schedplay/engine"
+import (
+	"schedplay/docs"
+	"schedplay/engine"
+	"schedplay/view"
+)
 
-// publishedSet is a scenario's published figures, ready to be matched against an
-// arm: a figure belongs to an arm whose knob settings match the point's and those
-// of the scenario arm the point is labelled with. Matching on settings rather than
-// names finds the point in every compare mode (preset arms, a knob comparison, or
-// one run). The settings are kept in the form Scenario.Get writes values
-// (canonicalKnob), once per scenario, so matching an arm compares strings.
-type publishedSet []publishedPoint
-
-// publishedPoint is one published point under one reading of its label: its
-// settings and, for a labelled point, those of one scenario arm of that name.
-type publishedPoint struct {
-	when   []setting
-	values map[string]float64
+// publishedSet is a scenario's published figures, matched against an arm's
+// settings by the rule the share card uses too (view.PublishedSet), and the
+// calibration's verdicts (docs/verdicts.json), found for an arm whose run is
+// a configuration the calibration ran.
+type publishedSet struct {
+	set   view.PublishedSet
+	table docs.Table
 }
 
-// setting is a knob path and a value in the engine's form.
-type setting struct{ path, value string }
-
 func newPublishedSet(sc engine.Scenario) publishedSet {
-	// Points repeat their settings (both arms at each client count); each
-	// distinct one is put in the engine's form once, as that looks the path up
-	// in the schema.
-	seen := map[setting]string{}
-	canonical := func(set map[string]string) []setting {
-		var out []setting
-		for path, v := range set {
-			c, ok := seen[setting{path, v}]
-			if !ok {
-				c = canonicalKnob(path, v)
-				seen[setting{path, v}] = c
-			}
-			out = append(out, setting{path, c})
-		}
-		return out
-	}
-	var out publishedSet
-	for _, p := range sc.Published {
-		if p.Arm == "" {
-			out = append(out, publishedPoint{canonical(p.Set), p.Values})
-			continue
-		}
-		for _, a := range sc.Arms {
-			if a.Name == p.Arm {
-				out = append(out, publishedPoint{append(canonical(p.Set), canonical(a.Set)...), p.Values})
-			}
-		}
-	}
-	return out
+	// The embedded table is checked when the package is tested (docs); were
+	// it unreadable, the cards would show the published figures only.
+	table, _ := docs.Load()
+	return publishedSet{view.NewPublishedSet(sc), table}
 }
 
 // figures returns, by metric key ("throughput_per_s"), the published value of
 // the first point whose settings all match vals.
 func (ps publishedSet) figures(vals *knobReader) map[string]float64 {
-	out := map[string]float64{}
-	for _, p := range ps {
-		if !p.matches(vals) {
-			continue
-		}
-		for key, v := range p.values {
-			if _, seen := out[key]; !seen {
-				out[key] = v
-			}
-		}
-	}
-	return out
+	return ps.set.Figures(vals.get)
 }
 
-func (p publishedPoint) matches(vals *knobReader) bool {
-	for _, s := range p.when {
-		if vals.get(s.path) != s.value {
-			return false
-		}
-	}
-	return true
+// calibrated returns the calibration's point a run of sc is, or nil when the
+// calibration did not run that configuration.
+func (ps publishedSet) calibrated(sc engine.Scenario) *docs.Point {
+	return ps.table.Lookup(sc)
 }

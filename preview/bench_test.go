@@ -2,6 +2,8 @@ package preview
 
 import (
 	"testing"
+
+	"schedplay/view"
 )
 
 // BenchmarkCompute is a share's preview computation for a scenario that
@@ -33,6 +35,6 @@ func BenchmarkCard(b *testing.B) {
 func BenchmarkSVG(b *testing.B) {
 	p := tiled("running", "spinning", 32)
 	for b.Loop() {
-		p.SVG(Dark())
+		p.SVG(view.Dark())
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"maps"
 	"slices"
 
+	"schedplay/docs"
 	"schedplay/engine"
+	"schedplay/view"
 )
 
 // DefaultEventBudget is the work Compute is given by default, counted in engine
@@ -42,6 +44,11 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 	if err != nil {
 		return Preview{}, err
 	}
+	table, err := docs.Load()
+	if err != nil {
+		return Preview{}, err
+	}
+	published := view.NewPublishedSet(sc)
 	froms := windowFroms(sc.WarmupMs, sc.DurationMs)
 	runs := make([]*armRun, len(specs))
 	var horizon int64
@@ -51,7 +58,8 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 			return Preview{}, fmt.Errorf("preview: arm %q: %w", a.name, err)
 		}
 		sim.SetVisual(false) // the card draws snapshots; nothing animates the run
-		r := &armRun{name: a.name, sim: sim, gauge: a.sc.Sched.IdleSpin.Adaptive, win: []int{0}}
+		r := &armRun{name: a.name, sim: sim, gauge: a.sc.Sched.IdleSpin.Adaptive, win: []int{0},
+			published: published.FiguresOf(a.sc), calibrated: table.Lookup(a.sc)}
 		for _, f := range froms[1:] {
 			r.win = append(r.win, sim.AddWindow(f, a.sc.DurationMs))
 		}
@@ -91,7 +99,7 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 	p := Preview{
 		Name: sc.Name, VCPUs: sc.Machine.VCPUs, Workload: sc.Workload.Kind, Clients: sc.Workload.Clients,
 		Seed: sc.Seed, HorizonMs: ms(horizon), ReachedMs: ms(reached), Complete: complete, Events: events,
-		Compared: compared(sc),
+		Compared: compared(sc), Platform: platformOf(specs),
 	}
 	wi := chooseWindow(froms, reached, complete)
 	p.FromMs = float64(froms[wi])
@@ -103,12 +111,26 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 		series, width := downsample(res.Series, r.sim.Scenario().SeriesIntervalMs, r.sim.NowNs())
 		res.Series = nil
 		p.Arms = append(p.Arms, Arm{Name: r.name, Results: res, Series: series, SeriesMs: width,
-			Tiles: at.tiles[i], IPIs: at.ipis[i], Gauge: r.gauge})
+			Tiles: at.tiles[i], IPIs: at.ipis[i], Gauge: r.gauge, Calibrated: r.calibrated})
+		if len(r.published) > 0 {
+			p.Arms[i].Published = r.published
+		}
 	}
 	return p, nil
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// platformOf is "kvm" when an arm runs under KVM (the host's metrics then
+// apply, as the page shows them when any arm does), else the first arm's.
+func platformOf(specs []armSpec) string {
+	for _, a := range specs {
+		if a.sc.Machine.Platform == "kvm" {
+			return "kvm"
+		}
+	}
+	return specs[0].sc.Machine.Platform
+}
 
 // armRun is one arm being simulated.
 type armRun struct {
@@ -119,6 +141,10 @@ type armRun struct {
 	// measured window.
 	win  []int
 	snap engine.Snapshot // reused by capture
+	// published and calibrated are what the card shows beside the results
+	// (Arm.Published, Arm.Calibrated).
+	published  map[string]float64
+	calibrated *docs.Point
 }
 
 type armSpec struct {

@@ -10,9 +10,10 @@
 // the arms advance in lockstep and stop together when the budget is spent, and
 // a Preview cut short says so (Complete, ReachedMs, Coverage).
 //
-// The drawing follows the playground's visual language (view): the
-// Okabe-Ito state and IPI colours, tiles whose state is told by shape and
-// outline as well as colour. The package imports only the engine, the
-// standard library and golang.org/x/image, so web (which may not import wasm)
-// and the Cloudflare Worker can use it.
+// The card is the page's view of the same run: package view decides its
+// colours, number formats, headline metrics and their change and verdict
+// rules, and draws its tiles, arcs and boxes (the triangles the page's canvas
+// is painted from, rasterized here); the calibration's verdicts come from
+// package docs. It imports those, the engine, the standard library and
+// golang.org/x/image, so web and the Cloudflare Worker can use it.
 package preview

@@ -5,198 +5,148 @@ import (
 	"image/color"
 	"math"
 
-	"golang.org/x/image/vector"
+	"golang.org/x/image/font"
+
+	"schedplay/view"
 )
 
-// Vector drawing on an RGBA image: shapes are polygons filled by
-// golang.org/x/image/vector's anti-aliasing rasterizer. That package only fills
-// paths, so the few shapes the card needs (rounded rectangles, rings, arcs,
-// strokes) are built here as polygons; a fuller 2D library (gg, canvas) would
-// bring more code into the Worker's wasm than these hundred lines, and the
-// preview package may import only the standard library, the engine and x/image.
-//
-// Coordinates are pixels, y down. The rasterizer adds up signed coverage and
-// clamps it, so polygons wound the same way (positive area, see orient) unite
-// and a polygon wound the other way cuts a hole.
+// The card is painted the way the page's canvas is: every shape is a
+// view.Mesh, built by the playground's own drawing code (view.DrawTile,
+// view.DrawFlight, rounded boxes, strokes), whose triangles a small scanline
+// rasterizer fills into an RGBA image instead of the GPU. The mesh carries its
+// own antialiasing (a feathered pixel at every edge, see view.Mesh.FillConvex),
+// so the rasterizer only samples each pixel's centre. Text is set in the Go
+// fonts on top of the shapes (text.go).
 
-type pt struct{ x, y float64 }
-
+// canvas is a card being drawn: shapes go into the mesh, text into a list, and
+// finish paints the shapes first and the text over them.
 type canvas struct {
-	img *image.RGBA
-	z   vector.Rasterizer
+	img  *image.RGBA
+	mesh view.Mesh
+	text []textOp
 }
 
-func newCanvas(w, h int, bg color.RGBA) *canvas {
+type textOp struct {
+	face font.Face
+	s    string
+	x, y float64
+	col  view.Color
+}
+
+func newCanvas(w, h int, bg view.Color) *canvas {
 	c := &canvas{img: image.NewRGBA(image.Rect(0, 0, w, h))}
-	c.rect(0, 0, float64(w), float64(h), bg)
+	for i := 0; i < len(c.img.Pix); i += 4 {
+		c.img.Pix[i], c.img.Pix[i+1], c.img.Pix[i+2], c.img.Pix[i+3] = bg.R, bg.G, bg.B, 0xff
+	}
 	return c
 }
 
-// fill paints the union of polys (minus the reversed ones) in col. The
-// rasterizer is sized to the polygons' bounds, not the image: clearing a
-// 1200x630 accumulator for every chip would cost more than drawing them.
-func (c *canvas) fill(col color.RGBA, polys ...[]pt) {
-	b := c.img.Bounds()
-	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, p := range polys {
-		for _, q := range p {
-			x0, y0, x1, y1 = min(x0, q.x), min(y0, q.y), max(x1, q.x), max(y1, q.y)
+// finish paints what was drawn: the mesh's triangles in order, then the text.
+func (c *canvas) finish() *image.RGBA {
+	for _, b := range c.mesh.Used() {
+		for i := 0; i+2 < len(b.I); i += 3 {
+			c.triangle(b.V[b.I[i]], b.V[b.I[i+1]], b.V[b.I[i+2]])
 		}
 	}
-	r := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1))).Intersect(b)
-	if r.Empty() {
+	c.mesh.Reset()
+	for _, t := range c.text {
+		drawText(c.img, t.face, t.s, t.x, t.y, color.RGBA{t.col.R, t.col.G, t.col.B, 0xff})
+	}
+	c.text = c.text[:0]
+	return c.img
+}
+
+// triangle fills one triangle, its colour (straight alpha) interpolated from
+// the vertices and blended over the image. A pixel belongs to a triangle when
+// its centre is inside; a centre exactly on an edge belongs to one of the two
+// triangles sharing the edge (see owns), so no pixel is blended twice.
+func (c *canvas) triangle(a, b, d view.Vertex) {
+	ax, ay, bx, by, dx, dy := float64(a.X), float64(a.Y), float64(b.X), float64(b.Y), float64(d.X), float64(d.Y)
+	area := edge(ax, ay, bx, by, dx, dy)
+	if area == 0 || math.IsNaN(area) {
 		return
 	}
-	c.z.Reset(r.Dx(), r.Dy())
-	ox, oy := float32(r.Min.X), float32(r.Min.Y)
-	for _, p := range polys {
-		if len(p) < 3 {
-			continue
-		}
-		c.z.MoveTo(float32(p[0].x)-ox, float32(p[0].y)-oy)
-		for _, q := range p[1:] {
-			c.z.LineTo(float32(q.x)-ox, float32(q.y)-oy)
-		}
-		c.z.ClosePath()
+	if area < 0 {
+		b, d = d, b
+		bx, by, dx, dy = dx, dy, bx, by
+		area = -area
 	}
-	c.z.Draw(c.img, r, image.NewUniform(col), image.Point{})
-}
-
-// area is a polygon's signed area (positive when clockwise on screen).
-func area(p []pt) float64 {
-	a := 0.0
-	for i := range p {
-		q, r := p[i], p[(i+1)%len(p)]
-		a += q.x*r.y - r.x*q.y
-	}
-	return a / 2
-}
-
-// orient winds p with positive area (hole false) or negative (hole true).
-func orient(p []pt, hole bool) []pt {
-	if (area(p) < 0) != hole {
-		for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
-			p[i], p[j] = p[j], p[i]
-		}
-	}
-	return p
-}
-
-func (c *canvas) rect(x, y, w, h float64, col color.RGBA) {
-	c.fill(col, []pt{{x, y}, {x + w, y}, {x + w, y + h}, {x, y + h}})
-}
-
-// arcPts appends the points of a circular arc from angle a0 to a1 (radians,
-// clockwise on screen from three o'clock), fine enough to look round.
-func arcPts(dst []pt, cx, cy, r, a0, a1 float64) []pt {
-	n := max(int(math.Ceil(math.Abs(a1-a0)*max(r, 1)/2.5)), 2)
-	for i := 0; i <= n; i++ {
-		a := a0 + (a1-a0)*float64(i)/float64(n)
-		dst = append(dst, pt{cx + r*math.Cos(a), cy + r*math.Sin(a)})
-	}
-	return dst
-}
-
-// roundRect is a rounded rectangle's outline.
-func roundRect(x, y, w, h, r float64) []pt {
-	r = max(min(r, w/2, h/2), 0)
-	var p []pt
-	p = arcPts(p, x+w-r, y+r, r, -math.Pi/2, 0)
-	p = arcPts(p, x+w-r, y+h-r, r, 0, math.Pi/2)
-	p = arcPts(p, x+r, y+h-r, r, math.Pi/2, math.Pi)
-	p = arcPts(p, x+r, y+r, r, math.Pi, 3*math.Pi/2)
-	return p
-}
-
-func (c *canvas) roundRect(x, y, w, h, r float64, col color.RGBA) {
-	c.fill(col, orient(roundRect(x, y, w, h, r), false))
-}
-
-// strokeRoundRect draws a rounded rectangle's edge of width lw inside it.
-func (c *canvas) strokeRoundRect(x, y, w, h, r, lw float64, col color.RGBA) {
-	c.fill(col, orient(roundRect(x, y, w, h, r), false),
-		orient(roundRect(x+lw, y+lw, w-2*lw, h-2*lw, r-lw), true))
-}
-
-func (c *canvas) circle(cx, cy, r float64, col color.RGBA) {
-	c.fill(col, orient(arcPts(nil, cx, cy, r, 0, 2*math.Pi), false))
-}
-
-// arcBand draws the band of width w centred on radius r from angle a0 to a1.
-func (c *canvas) arcBand(cx, cy, r, w, a0, a1 float64, col color.RGBA) {
-	p := arcPts(nil, cx, cy, r+w/2, a0, a1)
-	inner := arcPts(nil, cx, cy, r-w/2, a0, a1)
-	for i := len(inner) - 1; i >= 0; i-- {
-		p = append(p, inner[i])
-	}
-	c.fill(col, orient(p, false))
-}
-
-// stroke draws a polyline of width w with round joins and ends.
-func (c *canvas) stroke(line []pt, w float64, col color.RGBA) {
-	var polys [][]pt
-	for i := 0; i+1 < len(line); i++ {
-		a, b := line[i], line[i+1]
-		dx, dy := b.x-a.x, b.y-a.y
-		l := math.Hypot(dx, dy)
-		if l == 0 {
-			continue
-		}
-		nx, ny := -dy/l*w/2, dx/l*w/2
-		polys = append(polys, orient([]pt{{a.x + nx, a.y + ny}, {b.x + nx, b.y + ny}, {b.x - nx, b.y - ny}, {a.x - nx, a.y - ny}}, false))
-	}
-	for _, q := range line {
-		polys = append(polys, orient(arcPts(nil, q.x, q.y, w/2, 0, 2*math.Pi), false))
-	}
-	c.fill(col, polys...)
-}
-
-// dashed draws a polyline as dashes of length on separated by off.
-func (c *canvas) dashed(line []pt, w, on, off float64, col color.RGBA) {
-	var dash []pt
-	pos, drawing := 0.0, true
-	flush := func() {
-		if len(dash) > 1 {
-			c.stroke(dash, w, col)
-		}
-		dash = dash[:0]
-	}
-	for i := 0; i+1 < len(line); i++ {
-		a, b := line[i], line[i+1]
-		l := math.Hypot(b.x-a.x, b.y-a.y)
-		for t := 0.0; t < l; {
-			seg := on
-			if !drawing {
-				seg = off
+	bounds := c.img.Bounds()
+	y0 := max(int(math.Floor(min(ay, by, dy))), bounds.Min.Y)
+	y1 := min(int(math.Ceil(max(ay, by, dy))), bounds.Max.Y-1)
+	x0 := max(int(math.Floor(min(ax, bx, dx))), bounds.Min.X)
+	x1 := min(int(math.Ceil(max(ax, bx, dx))), bounds.Max.X-1)
+	type side struct{ px, py, qx, qy float64 }
+	sides := [3]side{{px: bx, py: by, qx: dx, qy: dy}, {px: dx, py: dy, qx: ax, qy: ay}, {px: ax, py: ay, qx: bx, qy: by}}
+	for y := y0; y <= y1; y++ {
+		py := float64(y) + 0.5
+		// The span of the row inside all three edges, widened by a pixel; the
+		// exact test below decides the pixels at its ends.
+		lo, hi := float64(x0), float64(x1)
+		for _, s := range sides {
+			ey := s.qy - s.py
+			cst := (s.qx-s.px)*(py-s.py) + ey*s.px // edge >= 0 where ey*x <= cst
+			switch {
+			case ey > 0:
+				hi = min(hi, cst/ey)
+			case ey < 0:
+				lo = max(lo, cst/ey)
 			}
-			step := min(seg-pos, l-t)
-			q := pt{a.x + (b.x-a.x)*(t+step)/l, a.y + (b.y-a.y)*(t+step)/l}
-			if drawing {
-				if len(dash) == 0 {
-					dash = append(dash, pt{a.x + (b.x-a.x)*t/l, a.y + (b.y-a.y)*t/l})
-				}
-				dash = append(dash, q)
+		}
+		for x := max(int(lo)-1, x0); x <= min(int(hi)+1, x1); x++ {
+			px := float64(x) + 0.5
+			w0 := edge(bx, by, dx, dy, px, py)
+			w1 := edge(dx, dy, ax, ay, px, py)
+			w2 := edge(ax, ay, bx, by, px, py)
+			if !owns(w0, bx, by, dx, dy) || !owns(w1, dx, dy, ax, ay) || !owns(w2, ax, ay, bx, by) {
+				continue
 			}
-			t += step
-			pos += step
-			if pos >= seg {
-				if drawing {
-					flush()
-				}
-				pos, drawing = 0, !drawing
+			w0, w1, w2 = w0/area, w1/area, w2/area
+			alpha := w0*float64(a.A) + w1*float64(b.A) + w2*float64(d.A)
+			if alpha <= 0 {
+				continue
+			}
+			alpha = min(alpha, 1)
+			i := c.img.PixOffset(x, y)
+			p := c.img.Pix[i : i+3 : i+3]
+			for k, ch := range [3]float64{
+				w0*float64(a.R) + w1*float64(b.R) + w2*float64(d.R),
+				w0*float64(a.G) + w1*float64(b.G) + w2*float64(d.G),
+				w0*float64(a.B) + w1*float64(b.B) + w2*float64(d.B),
+			} {
+				p[k] = uint8(min(max(ch*255*alpha+float64(p[k])*(1-alpha)+0.5, 0), 255))
 			}
 		}
 	}
-	flush()
 }
 
-// quad samples the quadratic Bézier curve a-ctl-b.
-func quad(a, ctl, b pt, n int) []pt {
-	out := make([]pt, 0, n+1)
-	for i := 0; i <= n; i++ {
-		t := float64(i) / float64(n)
-		u := 1 - t
-		out = append(out, pt{u*u*a.x + 2*u*t*ctl.x + t*t*b.x, u*u*a.y + 2*u*t*ctl.y + t*t*b.y})
+// edge is the signed area of the parallelogram p-q-(x, y): positive on one side
+// of the line through p and q, zero on it.
+func edge(px, py, qx, qy, x, y float64) float64 {
+	return (qx-px)*(y-py) - (qy-py)*(x-px)
+}
+
+// owns says whether a pixel centre with edge value w is inside the edge p->q:
+// strictly inside, or on it for one direction of travel only. Two triangles
+// wound the same way cross a shared edge in opposite directions, so exactly
+// one of them owns the centres on it.
+func owns(w, px, py, qx, qy float64) bool {
+	if w != 0 {
+		return w > 0
 	}
-	return out
+	return qy > py || qy == py && qx > px
+}
+
+// text queues s with its baseline starting at (x, y) and returns where it ends.
+func (c *canvas) textAt(face font.Face, s string, x, y float64, col view.Color) float64 {
+	c.text = append(c.text, textOp{face: face, s: s, x: x, y: y, col: col})
+	return x + width(face, s)
+}
+
+// pt is a point on the card, in pixels (y down).
+func pt(x, y float64) view.Point { return view.Point{X: float32(x), Y: float32(y)} }
+
+// rect is a rectangle on the card.
+func rect(x, y, w, h float64) view.Rect {
+	return view.Rect{X: float32(x), Y: float32(y), W: float32(w), H: float32(h)}
 }

@@ -1,6 +1,9 @@
 package preview
 
-import "schedplay/engine"
+import (
+	"schedplay/docs"
+	"schedplay/engine"
+)
 
 // Preview is what a share's link preview shows, computed once when the share is
 // made (Compute) and stored with it: the headline results of each arm, their
@@ -14,6 +17,9 @@ type Preview struct {
 	VCPUs    int    `json:"vcpus"`
 	Workload string `json:"workload"`
 	Clients  int    `json:"clients,omitzero"`
+	// Platform is "kvm" when an arm runs under KVM, else the arms' platform
+	// ("" in a record made before it was stored).
+	Platform string `json:"platform,omitzero"`
 	Seed     uint64 `json:"seed"`
 	// HorizonMs is the scenario's simulated duration; ReachedMs how far the arms
 	// were simulated (the same for every arm still running: they advance in
@@ -64,6 +70,13 @@ type Arm struct {
 	// Gauge is true when the spin window adapts, so halted tiles show it too, as
 	// the playground does.
 	Gauge bool `json:"gauge,omitzero"`
+	// Published are the scenario's published figures for this arm's settings,
+	// by metric key (view.PublishedSet).
+	Published map[string]float64 `json:"published,omitzero"`
+	// Calibrated is the calibration's point this arm's run is, nil when the
+	// calibration did not run these settings: its verdicts as they were when
+	// the preview was computed, so the stored card and the description agree.
+	Calibrated *docs.Point `json:"calibrated,omitzero"`
 }
 
 // Tile is one vCPU at an instant.

@@ -65,12 +65,11 @@ func width(face font.Face, s string) float64 {
 	return float64(font.MeasureString(face, s)) / 64
 }
 
-// text draws s with its baseline starting at (x, y) and returns where it ends.
-func (c *canvas) text(face font.Face, s string, x, y float64, col color.RGBA) float64 {
-	d := font.Drawer{Dst: c.img, Src: image.NewUniform(col), Face: face,
+// drawText draws s into img with its baseline starting at (x, y).
+func drawText(img *image.RGBA, face font.Face, s string, x, y float64, col color.RGBA) {
+	d := font.Drawer{Dst: img, Src: image.NewUniform(col), Face: face,
 		Dot: fixed.Point26_6{X: fixed.Int26_6(x * 64), Y: fixed.Int26_6(y * 64)}}
 	d.DrawString(s)
-	return float64(d.Dot.X) / 64
 }
 
 // fitText shortens s with an ellipsis until it is at most w pixels wide.

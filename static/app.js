@@ -372,7 +372,8 @@
     ui.cards.forEach((c, i) => {
       let d = box.children[i];
       if (!d) {
-        d = el('div', { class: 'card' }, el('div', { class: 'label' }), el('div', { class: 'value' }), el('div', { class: 'sub' }));
+        d = el('div', { class: 'card' }, el('div', { class: 'label' }), el('div', { class: 'value' }), el('div', { class: 'sub' }),
+          el('div', { class: 'trust' }));
         box.append(d);
       }
       d.dataset.id = c.id;
@@ -390,7 +391,27 @@
       const sub = [c.note, c.published ? 'published ' + c.published : ''].filter(Boolean).join(' · ');
       d.children[2].textContent = sub;
       d.children[2].hidden = !sub;
+      renderTrust(d.children[3], c.trust);
     });
+  }
+
+  // renderTrust shows the calibration's verdict on a card's number (what the
+  // Go side wrote: view.Trust), with a link to the model notes' section that
+  // says why. It is rebuilt only when it changes, so the link keeps focus and
+  // hover across refreshes.
+  function renderTrust(box, t) {
+    const key = t ? JSON.stringify(t) : '';
+    if (box._key === key) return;
+    box._key = key;
+    box.hidden = !t;
+    if (!t) { box.replaceChildren(); return; }
+    box.className = 'trust ' + t.class;
+    box.title = t.text + (t.why ? ' (calibration: ' + t.why + ')' : '');
+    box.replaceChildren(
+      el('span', { class: 'mark', 'aria-hidden': 'true', text: t.mark }),
+      el('span', { class: 'text', text: t.text }),
+      el('span', { class: 'short', text: t.short }),
+      el('a', { href: t.link, target: '_blank', rel: 'noopener', text: 'why?', 'aria-label': 'why: the model notes on this result' }));
   }
 
   function svg(tag, attrs) {

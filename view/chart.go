@@ -34,12 +34,44 @@ func NiceCeil(v float64) float64 {
 	return 10 * p
 }
 
+// NiceStep rounds a raw axis step up to 1, 2 or 5 times a power of ten (1 for
+// zero or less), for a chart with labels every step.
+func NiceStep(raw float64) float64 {
+	if raw <= 0 || math.IsNaN(raw) || math.IsInf(raw, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5} {
+		if raw <= m*p*(1+1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// Steps lists 0, step, 2*step, ... up to top (within a thousandth of a step).
+func Steps(top, step float64) []float64 {
+	var out []float64
+	for i := 0; step > 0 && float64(i)*step <= top+step/1e3; i++ {
+		out = append(out, float64(i)*step)
+	}
+	return out
+}
+
 // Scale maps data coordinates to the plot area: x in [X0, X1], y in [0, Y1].
-type Scale struct{ X0, X1, Y1 float64 }
+// Box is the plot area in the chart's own coordinates; the zero Box is Plot(),
+// the page's charts. (The share link's SVG chart is larger and passes its own.)
+type Scale struct {
+	X0, X1, Y1 float64
+	Box        Rect
+}
 
 // At returns the viewBox point of data (x, y).
 func (s Scale) At(x, y float64) (float64, float64) {
-	a := Plot()
+	a := s.Box
+	if a == (Rect{}) {
+		a = Plot()
+	}
 	fx := 0.0
 	if s.X1 > s.X0 {
 		fx = (x - s.X0) / (s.X1 - s.X0)
@@ -80,7 +112,7 @@ func YTicks(s Scale, format func(float64) string) []Tick {
 	var out []Tick
 	for _, f := range []float64{0, 0.5, 1} {
 		_, y := s.At(s.X0, f*s.Y1)
-		out = append(out, Tick{y, format(f * s.Y1)})
+		out = append(out, Tick{Pos: y, Text: format(f * s.Y1)})
 	}
 	return out
 }
@@ -90,7 +122,7 @@ func XTicks(s Scale, xs []float64, format func(float64) string) []Tick {
 	var out []Tick
 	for _, x := range xs {
 		px, _ := s.At(x, 0)
-		out = append(out, Tick{px, format(x)})
+		out = append(out, Tick{Pos: px, Text: format(x)})
 	}
 	return out
 }

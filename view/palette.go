@@ -54,6 +54,10 @@ type Palette struct {
 	Select Color
 	// Compare arms A and B in charts.
 	ArmA, ArmB Color
+	// Surface is a box on the stage (a metric card), Border its edge.
+	Surface, Border Color
+	// Better and Worse colour a change (view.Verdict).
+	Better, Worse Color
 }
 
 // Dark is the default theme.
@@ -73,6 +77,8 @@ func Dark() Palette {
 		Waker: Hex("#f0e442"), WakerEdge: Hex("#3d3700"),
 		Select: Hex("#ffffff"),
 		ArmA:   Hex("#9aa5b4"), ArmB: Hex("#3fb950"),
+		Surface: Hex("#1c232c"), Border: Hex("#2a313b"),
+		Better: Hex("#3fb950"), Worse: Hex("#f85149"),
 	}
 }
 
@@ -94,6 +100,8 @@ func Light() Palette {
 		Waker: Hex("#f0e442"), WakerEdge: Hex("#5c5300"),
 		Select: Hex("#0969da"),
 		ArmA:   Hex("#6e7781"), ArmB: Hex("#1a7f37"),
+		Surface: Hex("#f6f8fa"), Border: Hex("#d0d7de"),
+		Better: Hex("#1a7f37"), Worse: Hex("#cf222e"),
 	}
 }
 
@@ -103,6 +111,29 @@ func PaletteNamed(name string) Palette {
 		return Light()
 	}
 	return Dark()
+}
+
+// PaletteByName returns the palette called name ("" is dark), or false for an
+// unknown name (a request naming a theme that does not exist is an error).
+func PaletteByName(name string) (Palette, bool) {
+	switch name {
+	case "", "dark":
+		return Dark(), true
+	case "light":
+		return Light(), true
+	}
+	return Palette{}, false
+}
+
+// VerdictColor is the colour of a change: better, worse, or neither (dim).
+func (p *Palette) VerdictColor(v Verdict) Color {
+	switch v {
+	case IsBetter:
+		return p.Better
+	case IsWorse:
+		return p.Worse
+	}
+	return p.TextDim
 }
 
 // IPIColor is the colour of an IPI kind.
@@ -126,5 +157,6 @@ func (p *Palette) CSSVars() map[string]string {
 		"--waking": p.Waking.CSS(), "--irq": p.IRQ.CSS(), "--ipi-wakeup": p.IPIWakeup.CSS(),
 		"--ipi-pull": p.IPIPull.CSS(), "--ipi-donate": p.IPIDonate.CSS(), "--waker": p.Waker.CSS(),
 		"--waker-edge": p.WakerEdge.CSS(), "--arm-a": p.ArmA.CSS(), "--arm-b": p.ArmB.CSS(),
+		"--surface-2": p.Surface.CSS(), "--border": p.Border.CSS(), "--better": p.Better.CSS(), "--worse": p.Worse.CSS(),
 	}
 }

@@ -136,20 +136,20 @@ func DrawTile(m *Mesh, p *Palette, t Rect, in TileInput, arm int, hits []Hit) []
 	if in.Run.Thread >= 0 {
 		rc := RunChipRect(parts)
 		drawChip(m, p, rc, in.Run, chipOn, st.Fill, in.SelectedThread == in.Run.Thread)
-		hits = append(hits, Hit{rc, arm, in.CPU, in.Run.Thread})
+		hits = append(hits, Hit{Rect: rc, Arm: arm, CPU: in.CPU, Thread: in.Run.Thread})
 	}
 	fit := FitChips(parts, len(in.Queue))
 	for i := 0; i < fit.Visible; i++ {
 		rc := ChipRect(parts, i)
 		ch := in.Queue[i]
 		drawChip(m, p, rc, ch, Mix(chipOn, st.Fill, 0.12), st.Fill, in.SelectedThread == ch.Thread)
-		hits = append(hits, Hit{rc, arm, in.CPU, ch.Thread})
+		hits = append(hits, Hit{Rect: rc, Arm: arm, CPU: in.CPU, Thread: ch.Thread})
 	}
 	if fit.Overflow > 0 {
 		x, y, h := OverflowLabel(parts, fit.Visible)
 		m.Text("+"+strconv.Itoa(fit.Overflow), x, y, h, st.Ink)
 	}
-	return append(hits, Hit{t, arm, in.CPU, -1})
+	return append(hits, Hit{Rect: t, Arm: arm, CPU: in.CPU, Thread: -1})
 }
 
 // drawChip paints a thread: a rounded square for workers, a smaller grey one for

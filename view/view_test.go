@@ -293,11 +293,34 @@ func TestFormat(t *testing.T) {
 		{view.VCPUs(0.04), "0.04"},
 		{view.VCPUs(0.996), "1.0"},
 		{view.VCPUs(0), "0.0"},
-		{view.Change(7819, 22722), "+191%"},
+		{view.Duration(99_960), "100 µs"},
+		{view.Duration(99_900), "99.9 µs"},
+		{view.Duration(9_996), "10.0 µs"},
+		{view.Change(7819, 22722), "2.9x"},
+		{view.Change(100, 300), "3.0x"},
+		{view.Change(100, 199), "+99%"},
+		{view.Change(100, 200), "2.0x"},
+		{view.Change(1, 14), "14x"},
 		{view.Change(8.5, 2.9), "−66%"},
+		{view.Change(300, 100), "−67%"},
+		{view.Change(100, 104.4), "+4.4%"},
 		{view.Change(100, 102), "+2%"},
+		{view.Change(100, 99.7), "−0.3%"},
 		{view.Change(100, 100), "±0%"},
+		{view.Change(100, 100.04), "±0%"},
 		{view.Change(0, 5), ""},
+		{view.Change(5, math.NaN()), ""},
+		{view.Change(5, math.Inf(1)), ""},
+		{view.Change(5, 0), "−100%"},
+		{view.Ratio(1.0957), "1.10x"},
+		{view.Ratio(0.341), "0.34x"},
+		{view.Ratio(math.NaN()), "–"},
+		{view.Seconds(3609), "3.6 s"},
+		{view.Seconds(24000), "24 s"},
+		{view.Seconds(332), "0.33 s"},
+		{view.Seconds(12500), "12.5 s"},
+		{view.Clip("abcdef", 4), "abc…"},
+		{view.Clip("abc", 4), "abc"},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {
@@ -405,25 +428,49 @@ func TestLatencyHistogram(t *testing.T) {
 	}
 }
 
-// The page's stylesheet repeats the dark palette so the page is right before the
-// wasm loads; the two must agree.
+// The page's stylesheet repeats the palettes so the page is right before the
+// wasm loads: the dark one in :root, the light one's differences in
+// :root.theme-light. A colour the light block leaves out is the dark one, so it
+// must be the same in both palettes.
 func TestStylesheetMatchesPalette(t *testing.T) {
 	css, err := os.ReadFile("../static/style.css")
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := string(css)
-	root = root[strings.Index(root, ":root {"):]
-	root = root[:strings.Index(root, "}")]
-	p := view.Dark()
-	for name, want := range p.CSSVars() {
-		m := regexp.MustCompile(regexp.QuoteMeta(name) + `:\s*(#[0-9a-f]{6})`).FindStringSubmatch(root)
-		if m == nil {
-			t.Errorf("style.css :root lacks %s", name)
-			continue
+	block := func(sel string) string {
+		s := string(css)
+		i := strings.Index(s, sel+" {")
+		if i < 0 {
+			t.Fatalf("style.css has no %s block", sel)
 		}
-		if m[1] != want {
-			t.Errorf("style.css %s = %s, palette %s", name, m[1], want)
+		s = s[i:]
+		return s[:strings.Index(s, "}")]
+	}
+	lookup := func(block, name string) (string, bool) {
+		m := regexp.MustCompile(`(?:^|[\s;{])` + regexp.QuoteMeta(name) + `:\s*(#[0-9a-f]{6})`).FindStringSubmatch(block)
+		if m == nil {
+			return "", false
+		}
+		return m[1], true
+	}
+	root, light := block(":root"), block(":root.theme-light")
+	dark, lightP := view.Dark(), view.Light()
+	lightVars := lightP.CSSVars()
+	for name, want := range dark.CSSVars() {
+		got, ok := lookup(root, name)
+		switch {
+		case !ok:
+			t.Errorf("style.css :root lacks %s", name)
+		case got != want:
+			t.Errorf("style.css %s = %s, dark palette %s", name, got, want)
+		}
+		wantLight := lightVars[name]
+		if got, ok := lookup(light, name); ok {
+			if got != wantLight {
+				t.Errorf("style.css :root.theme-light %s = %s, light palette %s", name, got, wantLight)
+			}
+		} else if wantLight != want {
+			t.Errorf("style.css :root.theme-light lacks %s: the light palette's %s is not the dark %s", name, wantLight, want)
 		}
 	}
 }
@@ -481,5 +528,108 @@ func TestDrawFlight(t *testing.T) {
 		if m.Vertices() == 0 || meshHas(&m, p.IPIColor(k)) {
 			t.Errorf("%v's trail should be drawn faded", k)
 		}
+	}
+}
+
+// The headline metric table: every workload kind has its metrics, the share
+// card's are a subset in the same order, KVM's only under KVM; and the table's
+// rules write a comparison the same way whichever surface asks.
+func TestMetricTable(t *testing.T) {
+	for _, kind := range []string{engine.WorkloadRequestServer, engine.WorkloadCommit, engine.WorkloadHackbench, engine.WorkloadIdle} {
+		for _, kvm := range []bool{true, false} {
+			all, card := view.Metrics(kind, kvm), view.CardMetrics(kind, kvm)
+			ids := map[string]bool{}
+			for _, d := range all {
+				if ids[d.ID] || d.Label == "" || d.Short == "" || d.Key == "" || d.Value == nil || d.Format == nil {
+					t.Errorf("%s: metric %+v is repeated or incomplete", kind, d.ID)
+				}
+				ids[d.ID] = true
+				if d.KVMOnly && !kvm {
+					t.Errorf("%s: %s shown off KVM", kind, d.ID)
+				}
+			}
+			if len(card) < 3 || len(card) > 4 {
+				t.Errorf("%s (kvm %v): the share card shows %d metrics", kind, kvm, len(card))
+			}
+			j := 0
+			for _, c := range card {
+				for j < len(all) && all[j].ID != c.ID {
+					j++
+				}
+				if j == len(all) {
+					t.Errorf("%s: card metric %s is not in the page's order", kind, c.ID)
+				}
+			}
+		}
+	}
+	def := func(kind, id string) view.MetricDef {
+		for _, d := range view.Metrics(kind, true) {
+			if d.ID == id {
+				return d
+			}
+		}
+		t.Fatalf("no %s metric %s", kind, id)
+		return view.MetricDef{}
+	}
+	tput, runTime, idleOver, busy := def(engine.WorkloadRequestServer, "throughput"), def(engine.WorkloadHackbench, "elapsed"),
+		def(engine.WorkloadRequestServer, "idle-over"), def(engine.WorkloadRequestServer, "busy")
+	tests := []struct {
+		desc string
+		d    view.MetricDef
+		a, b engine.Results
+		want view.Shown
+	}{
+		{"a factor, better", tput, engine.Results{ThroughputPerS: 7819}, engine.Results{ThroughputPerS: 22722},
+			view.Shown{A: "7.82k", B: "22.7k", Change: "2.9x", Verdict: view.IsBetter}},
+		{"within 2% is no verdict", tput, engine.Results{ThroughputPerS: 1000}, engine.Results{ThroughputPerS: 1015},
+			view.Shown{A: "1.00k", B: "1.01k", Change: "+1.5%"}},
+		{"no baseline", tput, engine.Results{}, engine.Results{ThroughputPerS: 5}, view.Shown{A: "0", B: "5.00"}},
+		{"unfinished", runTime, engine.Results{}, engine.Results{ElapsedS: 0.378},
+			view.Shown{A: "> 3.60 s", B: "378 ms"}},
+		{"tiny shares alike", idleOver, engine.Results{IdleWhileOverloadedFrac: 0.0003}, engine.Results{IdleWhileOverloadedFrac: 0.0004},
+			view.Shown{A: "<0.1%", B: "<0.1%"}},
+		{"no better way", busy, engine.Results{BusyVCPUsMean: 6.1}, engine.Results{BusyVCPUsMean: 27.4},
+			view.Shown{A: "6.1", B: "27.4", Change: "4.5x"}},
+		{"a fall for the better", idleOver, engine.Results{IdleWhileOverloadedFrac: 0.71}, engine.Results{IdleWhileOverloadedFrac: 0.04},
+			view.Shown{A: "71%", B: "4.0%", Change: "−94%", Verdict: view.IsBetter}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			if got := tc.d.Show(3_600_000_000, &tc.a, &tc.b); got != tc.want {
+				t.Errorf("Show = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// Published figures belong to a run whose settings match the point's and its
+// arm's, read as the engine reads them.
+func TestPublishedSet(t *testing.T) {
+	sc := engine.Scenario{
+		Arms: []engine.Arm{{Name: "off", Set: map[string]string{"sched.wake_pull": "false"}}, {Name: "on", Set: map[string]string{"sched.wake_pull": "1"}}},
+		Published: []engine.Published{
+			{Arm: "off", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 7819}},
+			{Arm: "on", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 22722}},
+			{Arm: "on", Set: map[string]string{"workload.clients": "many"}, Values: map[string]float64{"throughput_per_s": 1}},
+		},
+	}
+	ps := view.NewPublishedSet(sc)
+	for _, tc := range []struct {
+		desc          string
+		pull, clients string
+		want          float64
+	}{
+		{"the off arm", "false", "64", 7819},
+		{"the on arm, written another way", "true", "64", 22722},
+		{"other settings", "true", "32", 0},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			got := ps.Figures(func(path string) string {
+				return map[string]string{"sched.wake_pull": tc.pull, "workload.clients": tc.clients}[path]
+			})["throughput_per_s"]
+			if got != tc.want {
+				t.Errorf("throughput %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -27,9 +27,14 @@ const (
 
 // oembedReply is the JSON response; width and height are required for rich.
 type oembedReply struct {
-	Version         string `json:"version"`
-	Type            string `json:"type"`
-	Title           string `json:"title"`
+	Version string `json:"version"`
+	Type    string `json:"type"`
+	Title   string `json:"title"`
+	// Description is the link description the page's OpenGraph tags give (the
+	// model's headline result, the published figures and the calibration's
+	// verdict on them). oEmbed defines no such member but lets a provider add
+	// its own; consumers that show a summary read it.
+	Description     string `json:"description,omitzero"`
 	ProviderName    string `json:"provider_name"`
 	ProviderURL     string `json:"provider_url,omitzero"`
 	HTML            string `json:"html"`
@@ -76,16 +81,16 @@ func (s *Server) handleOEmbed(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.lookup(w, r, id, writeNotFoundJSON); !ok {
 		return
 	}
-	title := "schedplay: shared scenario " + id
+	title, desc := "schedplay: shared scenario "+id, ""
 	if p, ok, err := s.storedPreview(r.Context(), id); ok {
-		title = "schedplay: " + p.Title()
+		title, desc = "schedplay: "+p.Title(), p.Description()
 	} else if err != nil {
 		s.log.Error("web: reading a preview", "id", id, "err", err)
 	}
 	width, height := fit(embedW, embedH, maxW, maxH)
 	src := base + "/s/" + id + "#" + embedFragment(link)
 	reply := oembedReply{
-		Version: "1.0", Type: "rich", Title: title, ProviderName: "schedplay", Width: width, Height: height,
+		Version: "1.0", Type: "rich", Title: title, Description: desc, ProviderName: "schedplay", Width: width, Height: height,
 		HTML: fmt.Sprintf(`<iframe src="%s" width="%d" height="%d" title="%s" style="border:0" loading="lazy" allowfullscreen></iframe>`,
 			html.EscapeString(src), width, height, html.EscapeString(title)),
 	}

@@ -12,6 +12,7 @@ import (
 
 	"schedplay/engine"
 	"schedplay/preview"
+	"schedplay/view"
 )
 
 // A share's link preview is stored beside its scenario, under keys that derive
@@ -199,7 +200,7 @@ func (s *Server) handleCard(w http.ResponseWriter, r *http.Request, id string) {
 
 // handleChart serves the SVG throughput chart, in the theme ?theme= names.
 func (s *Server) handleChart(w http.ResponseWriter, r *http.Request, id string) {
-	th, ok := preview.ThemeNamed(r.URL.Query().Get("theme"))
+	th, ok := view.PaletteByName(r.URL.Query().Get("theme"))
 	if !ok {
 		writeError(w, http.StatusBadRequest, "", "theme must be light or dark")
 		return

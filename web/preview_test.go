@@ -57,7 +57,7 @@ func TestOldShareWithoutPreview(t *testing.T) {
 		t.Errorf("the card did not store a preview: %v", err)
 	}
 	_, body = sharetest.Do(t, ts.Client(), "GET", ts.URL+"/s/"+id, nil)
-	if d := sharetest.ReadMeta(t, body).Meta["og:description"]; !strings.HasPrefix(d, "pull on: ") {
+	if d := sharetest.ReadMeta(t, body).Meta["og:description"]; !strings.HasPrefix(d, "In the model, pull on: ") {
 		t.Errorf("after the card, og:description = %q, want the headline result", d)
 	}
 	// The scenario's own record is untouched.

@@ -47,11 +47,13 @@ const (
 	costLow, costHigh = 0.75, 1.25
 )
 
-// cmdCalibrate: schedplay calibrate [--out docs/calibration.md] [--check] [--quick] [--jobs N]
+// cmdCalibrate: schedplay calibrate [--out docs/calibration.md] [--notes static/notes] [--check | --render] [--quick] [--jobs N]
 func (a *app) cmdCalibrate(args []string) error {
-	fs := a.newFlagSet("calibrate", "[--out docs/calibration.md] [--check] [--quick] [--jobs N]")
-	out := fs.String("out", "docs/calibration.md", "the markdown `file` to write; the runs it shows go beside it as .json")
-	check := fs.Bool("check", false, "run nothing long: exit 1 unless the file is what its recorded runs render to, and the engine (probed briefly) and the examples are what they were")
+	fs := a.newFlagSet("calibrate", "[--out docs/calibration.md] [--notes static/notes] [--check | --render] [--quick] [--jobs N]")
+	out := fs.String("out", "docs/calibration.md", "the markdown `file` to write; the runs it shows go beside it as .json, the verdict table as verdicts.json")
+	notesDir := fs.String("notes", "static/notes", "the `dir` the model notes beside --out (and the documents they link to) are rendered into, as the pages the verdicts link to")
+	check := fs.Bool("check", false, "run nothing long: exit 1 unless the documents are what their recorded runs render to, and the engine (probed briefly) and the examples are what they were")
+	render := fs.Bool("render", false, "run nothing long: write the documents again from the recorded runs (after a change to how they are written, or to the notes), if the engine (probed briefly) and the examples are what they were")
 	quick := fs.Bool("quick", false, "one seed and no cost variations (a preview; --check refuses it)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "run up to `N` simulations in parallel")
 	pos, err := parse(fs, args, a)
@@ -60,6 +62,9 @@ func (a *app) cmdCalibrate(args []string) error {
 	}
 	if err := wantArgs(fs, pos); err != nil {
 		return err
+	}
+	if *check && *render {
+		return &usageError{fs, fmt.Errorf("calibrate: --check and --render: choose one")}
 	}
 	if *jobs < 1 {
 		return &usageError{fs, fmt.Errorf("calibrate: --jobs %d: need at least 1", *jobs)}
@@ -72,8 +77,8 @@ func (a *app) cmdCalibrate(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *check {
-		return a.checkCalibration(*out, recordPath, fp)
+	if *check || *render {
+		return a.fromRecord(*out, *notesDir, recordPath, fp, *render)
 	}
 	plan := fullPlan
 	if *quick {
@@ -91,16 +96,26 @@ func (a *app) cmdCalibrate(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	files, err := calDocuments(cases, plan, fp, *out, *notesDir)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, renderCalibration(cases, plan, fp), 0o644); err != nil {
+	if err := writeCalFiles(append(files, calFile{path: recordPath, data: append(rec, '\n')})); err != nil {
 		return err
 	}
-	if err := os.WriteFile(recordPath, append(rec, '\n'), 0o644); err != nil {
-		return err
+	fmt.Fprintf(a.stderr, "calibrate: wrote %s and %s (and %d more) in %.1f s\n", *out, recordPath, len(files)-1, time.Since(start).Seconds())
+	return nil
+}
+
+func writeCalFiles(files []calFile) error {
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(a.stderr, "calibrate: wrote %s and %s in %.1f s\n", *out, recordPath, time.Since(start).Seconds())
 	return nil
 }
 
@@ -164,14 +179,14 @@ func (rec calRecord) fill(cases []*calCase) error {
 	return nil
 }
 
-// checkCalibration is --check. The full run takes about an hour, so CI checks
-// instead that the engine still behaves as it did (the fingerprint's probe), that
-// the examples are the same, and that the document is exactly what the recorded
-// runs render to with the current code.
-func (a *app) checkCalibration(out, recordPath, fp string) error {
+// fromRecord is --check and --render. The full run takes about an hour, so CI
+// checks instead that the engine still behaves as it did (the fingerprint's
+// probe), that the examples are the same, and that every document is exactly
+// what the recorded runs render to with the current code and notes. --render
+// makes the same checks of the record and writes the documents instead.
+func (a *app) fromRecord(out, notesDir, recordPath, fp string, write bool) error {
 	regen := "regenerate them with task calibrate"
-	onDisk, err := os.ReadFile(out)
-	if err != nil {
+	if _, err := os.Stat(out); err != nil && !write {
 		return &exitError{1, fmt.Errorf("%s is missing or unreadable (%v): %s", out, err, regen)}
 	}
 	data, err := os.ReadFile(recordPath)
@@ -195,10 +210,31 @@ func (a *app) checkCalibration(out, recordPath, fp string) error {
 	if err := rec.fill(cases); err != nil {
 		return &exitError{1, fmt.Errorf("%s does not fit the examples (%v): %s", recordPath, err, regen)}
 	}
-	if doc := renderCalibration(cases, fullPlan, fp); !bytes.Equal(doc, onDisk) {
-		return &exitError{1, fmt.Errorf("%s is not what its recorded runs render to (first difference on line %d): %s", out, firstDiffLine(onDisk, doc), regen)}
+	files, err := calDocuments(cases, fullPlan, fp, out, notesDir)
+	if err != nil {
+		return &exitError{1, err}
 	}
-	fmt.Fprintf(a.stderr, "calibrate: %s is up to date\n", out)
+	if write {
+		if err := writeCalFiles(files); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "calibrate: rendered %d documents from %s\n", len(files), recordPath)
+		return nil
+	}
+	for _, f := range files {
+		onDisk, err := os.ReadFile(f.path)
+		if err != nil {
+			return &exitError{1, fmt.Errorf("%s is missing or unreadable (%v): write it with calibrate --render", f.path, err)}
+		}
+		if !bytes.Equal(f.data, onDisk) {
+			fix := "write it with calibrate --render (it is rendered from the record)"
+			if f.path == out {
+				fix = regen
+			}
+			return &exitError{1, fmt.Errorf("%s is not what its recorded runs render to (first difference on line %d): %s", f.path, firstDiffLine(onDisk, f.data), fix)}
+		}
+	}
+	fmt.Fprintf(a.stderr, "calibrate: %s and the %d documents rendered with it are up to date\n", out, len(files)-1)
 	return nil
 }
 

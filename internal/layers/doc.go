@@ -4,6 +4,8 @@
 //	engine/            the simulator: the standard library and the JSON library only
 //	trace/, view/      neutral presentation: Chrome trace export; palette, number
 //	                   formats, tile and chart geometry, the headline metric table
+//	docs/              the calibration's verdict table, embedded, and how a surface
+//	                   quotes a verdict (in view's formats)
 //	preview/           a share's link preview, drawn with view
 //	playground/...     the interactive model: view model, runner, URL state, lessons
 //	wasm/..., web/worker, web's KV store

@@ -140,7 +140,10 @@ func checkLayerOrder(t *testing.T, pkgs map[string]pkg, target string) {
 	}{
 		// The engine is pure: no front end, nothing that draws or serves.
 		{"schedplay/engine", []string{"schedplay/", "net/http"}},
-		{"schedplay/view", []string{"schedplay/playground", "schedplay/preview", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
+		// The calibration's verdicts, quoted in view's formats; view itself
+		// does not carry them, as the engine worker links view.
+		{"schedplay/docs", []string{"schedplay/preview", "schedplay/playground", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
+		{"schedplay/view", []string{"schedplay/docs", "schedplay/playground", "schedplay/preview", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
 		{"schedplay/preview", []string{"schedplay/playground", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
 		{"schedplay/playground", []string{"schedplay/web", "schedplay/preview", "schedplay/cmd", "schedplay/wasm"}},
 		// The share server and the Worker serve the page; they never run it.

@@ -170,7 +170,7 @@ func previewContract(t *testing.T, h Host) {
 				t.Errorf("%s = %q, want %q", key, got, want)
 			}
 		}
-		if d := m.Meta["og:description"]; !strings.HasPrefix(d, "pull on: ") || !strings.Contains(d, "throughput") {
+		if d := m.Meta["og:description"]; !strings.HasPrefix(d, "In the model, pull on: ") || !strings.Contains(d, "throughput") {
 			t.Errorf("og:description %q does not give the headline result", d)
 		}
 	})
