@@ -57,6 +57,10 @@ func cardNote(id string, arms []*Arm) string {
 		}
 	case "busy":
 		return fmt.Sprintf("of %d", vcpus)
+	case "fairness":
+		return "Jain's index over the workers' CPU time · 1 = all equal"
+	case "wait-max", "wait-p99":
+		return "runnable until switched in"
 	case "busy-host":
 		return fmt.Sprintf("of %d · incl. spin and host polling", vcpus)
 	case "idle-over":

@@ -34,6 +34,10 @@ func TestPageAndShareCardAgree(t *testing.T) {
 		return engine.Results{ElapsedS: elapsed, Completed: 1, LatencyUs: engine.LatencySummary{P99: elapsed * 1e6},
 			BusyVCPUsMean: busy, IdleWhileOverloadedFrac: idle, IPIsPerS: engine.IPIRates{Total: ipis}}
 	}
+	pairs := func(tput, fairness, waitMaxUs, busy float64) engine.Results {
+		return engine.Results{ThroughputPerS: tput, Completed: 10, TaskFairness: fairness,
+			RunnableWaitUs: engine.WaitSummary{Max: waitMaxUs}, BusyVCPUsMean: busy, IPIsPerS: engine.IPIRates{Total: 30}}
+	}
 	idle := func(halts, host, spin, ipis float64) engine.Results {
 		return engine.Results{HaltExitsPerS: halts, HostCPUFrac: host, SpinCPUFrac: spin, IPIsPerS: engine.IPIRates{Total: ipis},
 			BusyVCPUsMean: 0.01, BusyVCPUsHostMean: 0.1}
@@ -62,6 +66,8 @@ func TestPageAndShareCardAgree(t *testing.T) {
 			hack(0, 1, 0.6, 10), hack(0.378, 7.6, 0.01, 90000)},
 		{"hackbench finished", "#v=1&preset=hackbench",
 			hack(2.92, 1, 0.85, 10), hack(0.378, 7.6, 0.01, 90000)},
+		{"a saturated machine's fairness: three decimals near 1", "#v=1&preset=saturated-sync",
+			pairs(450450, 0.889, 60000, 4), pairs(297328, 0.9998, 40000, 4)},
 		{"an idle guest", "#v=1&preset=idle-guest",
 			idle(3830, 0.035, 0.029, 0), idle(3910, 0.013, 0.007, 0)},
 		{"one run", "#v=1&preset=tpcb-32vcpu&compare=off",

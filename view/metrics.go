@@ -3,6 +3,7 @@ package view
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"schedplay/engine"
 )
@@ -110,6 +111,26 @@ func latencyDef(id, label, key string, pick func(engine.LatencySummary) float64)
 
 func durationUs(us float64) string { return Duration(us * 1e3) }
 
+// fairnessDef is Jain's index over the CPU time each worker received: 1 when
+// every one got the same. Three decimals, since the interesting values sit just
+// below 1 (0.889 against 0.9998 would both read "1.0" with fewer).
+func fairnessDef() MetricDef {
+	return MetricDef{ID: "fairness", Label: "task fairness", Short: "task fairness", Key: "task_fairness", Better: Higher,
+		Value: func(r *engine.Results) float64 {
+			if r.TaskFairness == 0 {
+				return math.NaN() // no worker has run in the window yet
+			}
+			return r.TaskFairness
+		},
+		Format: func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }}
+}
+
+// waitDef is a statistic of how long a runnable task waited before it ran.
+func waitDef(id, label, key string, pick func(engine.WaitSummary) float64) MetricDef {
+	return MetricDef{ID: id, Label: label, Short: label, Key: key, Better: Lower,
+		Value: func(r *engine.Results) float64 { return pick(r.RunnableWaitUs) }, Format: durationUs}
+}
+
 // Metrics lists the headline metrics of a workload kind, in the order the page
 // shows them; kvm says whether an arm runs under KVM (KVMOnly metrics are left
 // out otherwise). A server is judged by throughput and latency, a finite run
@@ -131,8 +152,16 @@ func Metrics(kind string, kvm bool) []MetricDef {
 			Card:       true}
 		// A hackbench run's "latency" is when each task finished, from the start.
 		p99 := latencyDef("p99", "p99 task finish", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
-		ms = []MetricDef{runTime, p99, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef()}
+		waitP99 := waitDef("wait-p99", "p99 wait to run", "runnable_wait_us.p99", func(w engine.WaitSummary) float64 { return w.P99 })
+		ms = []MetricDef{runTime, p99, fairnessDef(), waitP99, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef()}
 		cardOn(ms, "elapsed", "busy", "idle-over", "ipis")
+	case engine.WorkloadSyncPairs:
+		// The saturated case WAKE_SYNC's review argued about: who gets the CPU.
+		// Most waits are nil (a wakee's vtime credit puts it at the head of the
+		// shared queue), so the longest wait is the one that tells.
+		waitMax := waitDef("wait-max", "longest wait to run", "runnable_wait_us.max", func(w engine.WaitSummary) float64 { return w.Max })
+		ms = []MetricDef{throughputDef(), fairnessDef(), waitMax, busyDef(), busyHostDef(), ipisDef(), haltsDef()}
+		cardOn(ms, "throughput", "fairness", "wait-max", "busy")
 	case engine.WorkloadIdle:
 		hostCPU := MetricDef{ID: "host-cpu", Label: "host CPU", Short: "host CPU", Key: "host_cpu_frac", Better: Lower,
 			Value: func(r *engine.Results) float64 { return r.HostCPUFrac }, Format: Percent}
