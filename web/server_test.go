@@ -353,8 +353,8 @@ func TestPublicURL(t *testing.T) {
 	}
 }
 
-// TestShareNilBody covers the Worker shim, which passes a nil Body for a request
-// without one.
+// TestShareNilBody covers the Cloudflare Worker's shim, which passes a nil Body for
+// a request without one.
 func TestShareNilBody(t *testing.T) {
 	s := newTestServer(t, NewMemStore())
 	req := jsonRequest("POST", "/api/share", nil)
@@ -403,8 +403,8 @@ func TestStoreFailure(t *testing.T) {
 	}
 }
 
-// TestSharePageFromPageFunc checks the Worker's wiring: no static FS, the page
-// from a PageFunc, and no static routes.
+// TestSharePageFromPageFunc checks the Cloudflare Worker's wiring: no static FS,
+// the page from a PageFunc, and no static routes.
 func TestSharePageFromPageFunc(t *testing.T) {
 	page := []byte("<!doctype html><title>from assets</title>")
 	st := NewMemStore()
@@ -426,8 +426,8 @@ func TestSharePageFromPageFunc(t *testing.T) {
 	}
 }
 
-// TestHeadersFileMatchesServer checks that the Worker's _headers file gives
-// static files exactly the security headers the server sets itself.
+// TestHeadersFileMatchesServer checks that the Cloudflare Worker's _headers file
+// gives static files exactly the security headers the server sets itself.
 func TestHeadersFileMatchesServer(t *testing.T) {
 	rec := httptest.NewRecorder()
 	newTestServer(t, NewMemStore()).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
