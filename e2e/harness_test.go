@@ -70,9 +70,20 @@ var buildOnce struct {
 	log bytes.Buffer
 }
 
+// skipShort skips a test of the built playground in -short mode: building the
+// wasm takes a minute when the build cache is cold, and the browser tests take
+// minutes more. CI runs them (.ci/run runs go test without -short).
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the wasm bundle and drives headless Chromium; skipped in -short mode")
+	}
+}
+
 // ensureWasm builds static/schedplay.wasm once per test binary.
 func ensureWasm(t testing.TB) {
 	t.Helper()
+	skipShort(t)
 	buildOnce.Do(func() { buildOnce.err = wasmbuild.EnsureBuilt(repoRoot(t), &buildOnce.log) })
 	if buildOnce.err != nil {
 		t.Fatalf("building the wasm: %v\n%s", buildOnce.err, buildOnce.log.String())
@@ -170,6 +181,7 @@ func TestMain(m *testing.M) {
 // fallback is deprecated).
 func browser(t testing.TB, width, height int) (context.Context, string) {
 	t.Helper()
+	skipShort(t)
 	path := chromePath(t)
 	ensureWasm(t)
 	shared.once.Do(func() {

@@ -1,15 +1,11 @@
 package e2e
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"schedplay/engine"
+	"schedplay/internal/wasmbuild"
 )
 
 // TestMeasure reports the playground's budgets measured in the page: the bundle's
@@ -251,24 +248,9 @@ func logArmPace(t *testing.T, ctx context.Context, wall time.Duration) {
 // logBundleSize reports what a first visit downloads, gzip-compressed as served.
 func logBundleSize(t *testing.T, root string) {
 	t.Helper()
-	total := int64(0)
-	var parts []string
-	for _, name := range []string{"schedplay.wasm.gz", "schedplay-worker.wasm.gz", "index.html", "app.js", "lesson.js", "trace.js",
-		"style.css", "lesson.css", "wasm_exec.js", "engine-worker.js"} {
-		data, err := os.ReadFile(filepath.Join(root, "static", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := int64(len(data))
-		if !strings.HasSuffix(name, ".gz") {
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			zw.Write(data)
-			zw.Close()
-			n = int64(buf.Len())
-		}
-		total += n
-		parts = append(parts, fmt.Sprintf("%s %.0f KB", name, float64(n)/1e3))
+	parts, err := wasmbuild.Bundle(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("bundle: %.2f MB gzip (%s)", float64(total)/1e6, strings.Join(parts, ", "))
+	t.Logf("bundle: %s", wasmbuild.Describe(parts))
 }

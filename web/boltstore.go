@@ -1,7 +1,7 @@
 //go:build !(js && wasm)
 
 // bbolt locks its file with flock and maps it with mmap, neither of which exists
-// for js/wasm; the Worker uses KVStore instead.
+// for js/wasm; the Cloudflare Worker uses KVStore instead.
 
 package web
 

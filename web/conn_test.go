@@ -114,7 +114,8 @@ func TestSlowBody(t *testing.T) {
 }
 
 // TestReadErrorReply maps the errors a body read can end in, as a server or the
-// Worker shim report them, to replies that never repeat the error's text.
+// Cloudflare Worker's shim report them, to replies that never repeat the error's
+// text.
 func TestReadErrorReply(t *testing.T) {
 	addrErr := func(err error) error {
 		return &net.OpError{Op: "read", Net: "tcp",

@@ -1,8 +1,8 @@
 // Package web serves schedplay's share links and the playground's static files.
 //
 // One net/http handler (Server) has two homes: `schedplay serve` runs it with the
-// bbolt store and the static/ directory, and the Cloudflare Worker (web/worker) runs
-// it with the KV store while Workers assets serve static/ without waking Go.
+// bbolt store and the static/ directory, and the Cloudflare Worker (web/cloudflare)
+// runs it with the KV store while Workers assets serve static/ without waking Go.
 //
 // Routes (all registered in Server.routes):
 //
@@ -45,6 +45,6 @@
 // so a symbolic link inside it is never followed out of it.
 //
 // The security headers every response carries are decided in headers.go, the one
-// place to change them; the Worker's assets get the same headers through the
-// _headers file HeadersFile renders.
+// place to change them; the Cloudflare Worker's assets get the same headers through
+// the _headers file HeadersFile renders.
 package web

@@ -5,9 +5,10 @@ import (
 	"strings"
 )
 
-// This file is the one place that decides the security headers. Server sets them
-// on every response it writes, and HeadersFile renders them as a Workers assets
-// _headers file so the Worker's static files (served without Go) carry the same.
+// This file is the one place that decides the security headers. Server sets them on
+// every response it writes, and HeadersFile renders them as a Workers assets
+// _headers file so the Cloudflare Worker's static files (served without Go) carry
+// the same.
 
 // contentSecurityPolicy allows exactly what the playground page uses: its own
 // scripts, styles, images and fonts from the same origin; WebAssembly compilation

@@ -32,9 +32,9 @@ type KVStore struct {
 	ns js.Value // the KVNamespace binding
 }
 
-// NewKVStore opens the KV namespace bound to the Worker as binding (wrangler.toml's
-// kv_namespaces binding name). It must run inside a request, when the runtime
-// context that holds the bindings exists.
+// NewKVStore opens the KV namespace bound to the Cloudflare Worker as binding
+// (wrangler.toml's kv_namespaces binding name). It must run inside a request, when
+// the runtime context that holds the bindings exists.
 func NewKVStore(binding string) (*KVStore, error) {
 	ns := cloudflare.GetBinding(binding)
 	if ns.IsUndefined() || ns.IsNull() {

@@ -31,10 +31,10 @@ import (
 func previewKey(id string) string { return id + ".preview" }
 func cardKey(id string) string    { return id + ".png" }
 
-// WithPreviewBudget sets how much engine work a share's preview may take, in
-// engine events over all its arms (see preview.Compute); the default is
-// preview.DefaultEventBudget. The Worker gives less: its CPU is slower and each
-// request's CPU time is billed.
+// WithPreviewBudget sets how much engine work a share's preview may take, in engine
+// events over all its arms (see preview.Compute); the default is
+// preview.DefaultEventBudget. The Cloudflare Worker gives less: its CPU is slower
+// and each request's CPU time is billed.
 func WithPreviewBudget(events int64) Option {
 	return func(s *Server) error {
 		if events <= 0 {
@@ -50,10 +50,10 @@ func WithPreviewBudget(events int64) Option {
 // once as there are CPUs, since each is CPU-bound and more at once would only
 // make every one of them, and every other request, slower.
 //
-// Each Server has its own. The Worker builds a Server for every request and
-// must not share one between them: a request whose Go code waits for another
-// request's work is waiting on that request's promises, and workerd cancels
-// it as hung.
+// Each Server has its own. The Cloudflare Worker builds a Server for every request
+// and must not share one between them: a request whose Go code waits for another
+// request's work is waiting on that request's promises, and workerd cancels it as
+// hung.
 type previews struct {
 	flight singleflight.Group
 	slots  chan struct{}

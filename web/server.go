@@ -26,7 +26,7 @@ type Server struct {
 	mux      *http.ServeMux
 	store    Store        // never nil
 	log      *slog.Logger // never nil
-	static   fs.FS        // nil when something else serves static files (the Worker's assets)
+	static   fs.FS        // nil when something else serves them (Cloudflare's static assets)
 	page     PageFunc     // never nil
 	budget   int64        // engine events a share's preview may take (WithPreviewBudget)
 	previews previews
@@ -85,8 +85,8 @@ func WithPublicURL(base string) Option {
 	}
 }
 
-// WithPage sets where /s/{id} gets the playground page from; the Worker reads it
-// from its assets binding.
+// WithPage sets where /s/{id} gets the playground page from; the Cloudflare Worker
+// reads it from its assets binding.
 func WithPage(page PageFunc) Option {
 	return func(s *Server) error { s.page = page; return nil }
 }

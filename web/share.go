@@ -110,7 +110,7 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body []byte
-	if r.Body != nil { // the Worker shim passes a nil Body for a request without one
+	if r.Body != nil { // nil from the Cloudflare Worker's shim when there is no body
 		var err error
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, engine.MaxScenarioBytes))
 		if err != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // storeKinds are the Store implementations that run on the host; every one must
-// pass storeCases. (KVStore runs only inside the Worker; web/worker's integration
-// test covers it through the API.)
+// pass storeCases. (KVStore runs only inside the Cloudflare Worker;
+// web/cloudflare's integration test covers it through the API.)
 func storeKinds() []struct {
 	name string
 	open func(t *testing.T) Store

@@ -13,9 +13,9 @@ import (
 	"schedplay/examples/lessons"
 )
 
-// app is one invocation of the command: its streams and the two things tests replace
-// (the simulator and the preset directory). Keeping them here rather than in package
-// variables lets tests run commands in parallel.
+// app is one invocation of the command: its streams and what tests replace (the
+// simulator, the parallel runner, the preset and lesson directories). Keeping them
+// here rather than in package variables lets tests run commands in parallel.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -24,6 +24,10 @@ type app struct {
 	// measure runs one scenario and measures it over each window
 	// (engine.RunWindows outside tests).
 	measure func(engine.Scenario, []engine.Window) ([]engine.Results, error)
+	// parallel calls do(i) for each of count jobs on up to n goroutines
+	// (forEachParallel outside tests). Tests hold jobs behind gates with it, so
+	// that runs finish out of order (outOfOrder in helpers_test.go).
+	parallel func(count, n int, do func(i int) error) error
 	// examples holds the presets as NAME.json at its root (examples.FS outside tests).
 	examples fs.FS
 	// lessons holds the lessons as NAME.json at its root (lessons.FS outside tests).
@@ -32,7 +36,7 @@ type app struct {
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	return &app{stdin: stdin, stdout: stdout, stderr: stderr, simulate: engine.Run, measure: engine.RunWindows,
-		examples: examples.FS, lessons: lessons.FS}
+		parallel: forEachParallel, examples: examples.FS, lessons: lessons.FS}
 }
 
 // command is one subcommand: its one-line synopsis (for the top-level usage) and body.

@@ -4,10 +4,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -33,21 +33,22 @@ func robustSim(sc engine.Scenario) (engine.Results, error) {
 // TestCalibrationDocument pins the generated document for testdata/examples (fake
 // engine: see robustSim for the numbers) and checks that it does not depend on --jobs.
 func TestCalibrationDocument(t *testing.T) {
-	// With several jobs, runs with fewer clients finish later: the document must
-	// not depend on the order runs finish in.
-	outOfOrder := func(sc engine.Scenario) (engine.Results, error) {
-		time.Sleep(time.Duration(64/max(1, sc.Workload.Clients)) * 20 * time.Microsecond)
-		return robustSim(sc)
-	}
+	// With several jobs, each group of three runs finishes last to first: the
+	// document must not depend on the order runs finish in.
 	var docs []string
 	for _, jobs := range []int{1, 3} {
-		a := newTestApp(t, outOfOrder)
+		a := newTestApp(t, robustSim)
+		var finished []int
+		a.parallel = outOfOrder(&finished)
 		cases, err := a.calCases(fullPlan)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := a.runCalibration(cases, jobs); err != nil {
 			t.Fatal(err)
+		}
+		if slices.IsSorted(finished) != (jobs == 1) {
+			t.Fatalf("--jobs %d: the %d runs finished in job order %v, want that only with one job", jobs, len(finished), slices.IsSorted(finished))
 		}
 		docs = append(docs, string(renderCalibration(cases, fullPlan, "0123")))
 	}

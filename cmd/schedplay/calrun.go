@@ -180,7 +180,7 @@ func (a *app) runCalibration(cases []*calCase, jobs int) error {
 			}
 		}
 	}
-	return forEachParallel(len(js), jobs, func(i int) error {
+	return a.parallel(len(js), jobs, func(i int) error {
 		j := js[i]
 		res, err := a.measureSafe(j.label, j.sc, j.ws)
 		if err != nil {

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"schedplay/engine"
 )
@@ -41,11 +41,36 @@ func fakeSim(sc engine.Scenario) (engine.Results, error) {
 	return r, nil
 }
 
-// slowFirstSim is fakeSim that takes longer the fewer clients a run has, so with
-// several jobs the runs finish out of order; output must not depend on that.
-func slowFirstSim(sc engine.Scenario) (engine.Results, error) {
-	time.Sleep(time.Duration(64/max(1, sc.Workload.Clients)) * time.Millisecond)
-	return fakeSim(sc)
+// outOfOrder is forEachParallel with gates that make the jobs finish out of
+// order, so a test can check that output does not depend on the order runs finish
+// in. The jobs fall in groups of n consecutive ones (n the number of goroutines);
+// each job waits until the next one of its group has finished, so a group finishes
+// last to first. A job waits only for a later job of its own group and the last
+// of a group waits for none; the goroutines take jobs in index order, so every job
+// waited for gets one and nothing deadlocks. When finished is not nil, it receives
+// the job indices in the order they finished.
+func outOfOrder(finished *[]int) func(count, n int, do func(int) error) error {
+	return func(count, n int, do func(int) error) error {
+		var mu sync.Mutex
+		done := make([]chan struct{}, count)
+		for i := range done {
+			done[i] = make(chan struct{})
+		}
+		group := max(1, n)
+		return forEachParallel(count, n, func(i int) error {
+			if next := i + 1; next < count && next%group != 0 {
+				<-done[next]
+			}
+			defer close(done[i])
+			err := do(i)
+			if finished != nil {
+				mu.Lock()
+				*finished = append(*finished, i)
+				mu.Unlock()
+			}
+			return err
+		})
+	}
 }
 
 // testApp is an app reading presets from testdata/examples, with captured output.
@@ -57,7 +82,8 @@ type testApp struct {
 func newTestApp(t *testing.T, sim func(engine.Scenario) (engine.Results, error)) testApp {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, simulate: sim, examples: os.DirFS("testdata/examples"),
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, simulate: sim, parallel: forEachParallel,
+		examples: os.DirFS("testdata/examples"),
 		measure: func(sc engine.Scenario, ws []engine.Window) ([]engine.Results, error) {
 			// Each window's throughput differs (by the same factor in every
 			// arm, so changes are alike), so a mix-up of windows shows.

@@ -14,13 +14,13 @@ type job struct {
 	sc    engine.Scenario
 }
 
-// runAll runs the jobs on up to n goroutines and returns the results in job order.
-// Every run is independent and seeded by its own scenario, so the results (and all
-// output built from them) do not depend on n or on scheduling; only wall time does.
-// The first failing job in job order is reported.
+// runAll runs the jobs on up to n goroutines (a.parallel) and returns the results
+// in job order. Every run is independent and seeded by its own scenario, so the
+// results (and all output built from them) do not depend on n or on scheduling;
+// only wall time does. The first failing job in job order is reported.
 func (a *app) runAll(jobs []job, n int) ([]engine.Results, error) {
 	out := make([]engine.Results, len(jobs))
-	err := forEachParallel(len(jobs), n, func(i int) (err error) {
+	err := a.parallel(len(jobs), n, func(i int) (err error) {
 		out[i], err = a.runSafe(jobs[i])
 		return err
 	})
@@ -31,7 +31,8 @@ func (a *app) runAll(jobs []job, n int) ([]engine.Results, error) {
 }
 
 // forEachParallel calls do(i) for every i in [0, count) on up to n goroutines and
-// returns the error of the lowest i that failed.
+// returns the error of the lowest i that failed. The goroutines take the jobs in
+// index order, each the next one when it is free.
 func forEachParallel(count, n int, do func(i int) error) error {
 	errs := make([]error, count)
 	next := make(chan int)

@@ -78,20 +78,22 @@ func TestSweepCells(t *testing.T) {
 }
 
 // TestSweepJobsDeterminism: the output is byte-identical whatever --jobs is, with
-// runs that finish out of order (slowFirstSim) and with the real engine.
+// runs that finish out of order (outOfOrder's gates) and with the real engine.
 func TestSweepJobsDeterminism(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		sim  func(engine.Scenario) (engine.Results, error)
-		args []string
+		name     string
+		sim      func(engine.Scenario) (engine.Results, error)
+		parallel func(count, n int, do func(int) error) error
+		args     []string
 	}{
-		{"out of order", slowFirstSim, []string{"sweep", "ab", "--vary", "workload.clients=1,2,4,8,16,32"}},
-		{"engine", engine.Run, []string{"sweep", "ab", "--vary", "workload.clients=2,8", "--format", "json"}},
+		{"out of order", fakeSim, outOfOrder(nil), []string{"sweep", "ab", "--vary", "workload.clients=1,2,4,8,16,32"}},
+		{"engine", engine.Run, forEachParallel, []string{"sweep", "ab", "--vary", "workload.clients=2,8", "--format", "json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var outs []string
 			for _, jobs := range []string{"1", "2", "5"} {
 				a := newTestApp(t, tc.sim)
+				a.parallel = tc.parallel
 				if code := a.main(append(tc.args, "--jobs", jobs)); code != 0 {
 					t.Fatalf("--jobs %s: exit %d: %s", jobs, code, a.errOut)
 				}
@@ -109,10 +111,11 @@ func TestSweepJobsDeterminism(t *testing.T) {
 	}
 }
 
-// TestRunAllOrder: results come back in job order with more workers than jobs,
-// fewer, and one.
+// TestRunAllOrder: results come back in job order with more goroutines than
+// jobs, fewer, and one, while outOfOrder's gates make each group of n jobs finish
+// last to first.
 func TestRunAllOrder(t *testing.T) {
-	a := newTestApp(t, slowFirstSim)
+	a := newTestApp(t, fakeSim)
 	base, err := engine.DecodeScenario([]byte(`{"version":1}`))
 	if err != nil {
 		t.Fatal(err)
@@ -124,9 +127,20 @@ func TestRunAllOrder(t *testing.T) {
 		jobs = append(jobs, job{label: "j", sc: sc})
 	}
 	for _, n := range []int{1, 3, 20} {
+		var finished []int
+		a.parallel = outOfOrder(&finished)
 		res, err := a.runAll(jobs, n)
 		if err != nil {
 			t.Fatal(err)
+		}
+		pos := make([]int, len(jobs))
+		for k, i := range finished {
+			pos[i] = k
+		}
+		for i := range len(jobs) - 1 {
+			if (i+1)%n != 0 && pos[i+1] > pos[i] {
+				t.Errorf("jobs=%d: job %d finished before job %d (order %v); the gate should hold it", n, i, i+1, finished)
+			}
 		}
 		for i, r := range res {
 			if r.ThroughputPerS != float64(i+1)*100 {

@@ -8,7 +8,7 @@
 //	                   quotes a verdict (in view's formats)
 //	preview/           a share's link preview, drawn with view
 //	playground/...     the interactive model: view model, runner, URL state, lessons
-//	wasm/..., web/worker, web's KV store
+//	wasm/..., web/cloudflare, web's KV store
 //	                   thin shells for js/wasm: the Ebiten game, the JS bridge, the
 //	                   engine worker's main, the Cloudflare Worker
 //

@@ -60,7 +60,7 @@ func isShell(path, goos string) bool {
 	switch {
 	case path == "schedplay/wasm" || strings.HasPrefix(path, "schedplay/wasm/"):
 		return true
-	case path == "schedplay/web/worker" || strings.HasPrefix(path, "schedplay/web/worker/"):
+	case path == "schedplay/web/cloudflare" || strings.HasPrefix(path, "schedplay/web/cloudflare/"):
 		return true
 	case path == "schedplay/web/internal/jsawait":
 		return true
@@ -73,7 +73,7 @@ func isShell(path, goos string) bool {
 // isHostTool says path is a program that only runs on the host (the CLI and
 // the build tools), so its js/wasm build is never made.
 func isHostTool(path string) bool {
-	for _, p := range []string{"schedplay/cmd/", "schedplay/internal/wasmbuild", "schedplay/web/worker/mkassets", "schedplay/e2e"} {
+	for _, p := range []string{"schedplay/cmd/", "schedplay/internal/wasmbuild", "schedplay/web/cloudflare/mkassets", "schedplay/e2e"} {
 		if strings.HasPrefix(path, p) {
 			return true
 		}
@@ -146,7 +146,8 @@ func checkLayerOrder(t *testing.T, pkgs map[string]pkg, target string) {
 		{"schedplay/view", []string{"schedplay/docs", "schedplay/playground", "schedplay/preview", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
 		{"schedplay/preview", []string{"schedplay/playground", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
 		{"schedplay/playground", []string{"schedplay/web", "schedplay/preview", "schedplay/cmd", "schedplay/wasm"}},
-		// The share server and the Worker serve the page; they never run it.
+		// The share server and the Cloudflare Worker serve the page; they never run
+		// it.
 		{"schedplay/web", []string{"schedplay/playground", "schedplay/wasm", "schedplay/cmd"}},
 	} {
 		for path, p := range pkgs {

@@ -39,9 +39,10 @@ type target struct {
 //
 // The page's dependencies (Ebiten, the JSON library, the standard library but the
 // runtime) are compiled without inlining: that takes 0.3 MB off its gzip size,
-// which keeps page and worker together under the 4 MB budget, and their code is
-// not where a frame's time goes (the view model, schedplay's own packages, keeps
-// inlining). The worker, where the engine's hot loop runs, is compiled as usual.
+// which keeps page and worker together under the 4 MB budget (BudgetBytes), and
+// their code is not where a frame's time goes (the view model, schedplay's own
+// packages, keeps inlining). The worker, where the engine's hot loop runs, is
+// compiled as usual.
 func targets() []target {
 	return []target{
 		{"./wasm", WasmPath, GzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime="}},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,65 @@ func TestEnsureBuilt(t *testing.T) {
 	}
 	if _, serr := os.Stat(filepath.Join(root, wasmbuild.WasmPath)); serr != nil {
 		t.Error("a failed build removed the previous wasm")
+	}
+}
+
+// TestBundle: what a first visit downloads is each file as served, a precompressed
+// sibling for the file it stands for, everything else gzipped at the best level;
+// dotfiles and build leftovers are not part of it.
+func TestBundle(t *testing.T) {
+	script := strings.Repeat("function f() { return 1 }\n", 200)
+	gzipped := func(s string) int64 {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write([]byte(s))
+		zw.Close()
+		return int64(buf.Len())
+	}
+	cases := []struct {
+		desc  string
+		files map[string]string // under static/
+		want  []wasmbuild.Part
+	}{
+		{"a wasm counts as its gzip sibling",
+			map[string]string{"schedplay.wasm": strings.Repeat("\x00asm", 500), "schedplay.wasm.gz": "123456789"},
+			[]wasmbuild.Part{{Name: "schedplay.wasm", Gzip: 9}}},
+		{"a file without a sibling counts gzipped",
+			map[string]string{"app.js": script, "img/up.svg": "<svg/>"},
+			[]wasmbuild.Part{{Name: "app.js", Gzip: gzipped(script)}, {Name: "img/up.svg", Gzip: gzipped("<svg/>")}}},
+		{"dotfiles and build leftovers are not served",
+			map[string]string{".gitignore": "*.tmp", ".cache/x.js": script, "schedplay.wasm.77.tmp": script, "index.html": "<p>"},
+			[]wasmbuild.Part{{Name: "index.html", Gzip: gzipped("<p>")}}},
+		{"a gzip file of its own is served as it is",
+			map[string]string{"data.json.gz": "abcd"},
+			[]wasmbuild.Part{{Name: "data.json.gz", Gzip: 4}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.desc, func(t *testing.T) {
+			root := t.TempDir()
+			for name, body := range tc.files {
+				p := filepath.Join(root, "static", filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := wasmbuild.Bundle(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Bundle = %v, want %v", got, tc.want)
+			}
+			var sum int64
+			for _, p := range tc.want {
+				sum += p.Gzip
+			}
+			if total := wasmbuild.Total(got); total != sum {
+				t.Errorf("Total = %d, want %d", total, sum)
+			}
+		})
 	}
 }

@@ -2,8 +2,10 @@
 // and nothing else (no Ebiten), built with GOOS=js GOARCH=wasm into
 // static/schedplay-worker.wasm and started by static/engine-worker.js in a
 // dedicated Web Worker, one per compared arm where the machine has the cores.
-// Started as engine-worker.js?job=trace it writes one Chrome trace instead
-// (trace_js.go) and ends.
+// Started as engine-worker.js?job=trace it runs one trace job instead: it writes
+// one Chrome trace (trace_js.go) and ends. In this repository "worker" means this
+// program's Web Worker; the Cloudflare deployment (web/cloudflare) is always "the
+// Cloudflare Worker".
 //
 // It only moves bytes: messages from the page go to Server.Handle; between them
 // it runs the Server for workBudgetMs at a time and posts the encoded answers
@@ -77,7 +79,7 @@ func main() {
 		return nil
 	}))
 	if self.Get("schedplayJob").String() == "trace" {
-		<-in.wake // a trace worker gets one message: its job
+		<-in.wake // a worker started for a trace job gets one message: the job
 		serveTrace(self, in.take()[0])
 		return
 	}

@@ -1,10 +1,11 @@
 //go:build js && wasm
 
-// Package jsawait waits for JavaScript promises from Go in the Workers runtime.
-// The KV store (package web) and the Worker's assets binding (web/worker) both
-// call JavaScript APIs directly through syscall/js rather than through the
-// syumai/workers adapters: the KV adapter reads values only as text (a PNG
-// card does not survive that), and the fetch adapter links net/http's client.
+// Package jsawait waits for JavaScript promises from Go in the Workers runtime. The
+// KV store (package web) and the Cloudflare Worker's assets binding
+// (web/cloudflare) both call JavaScript APIs directly through syscall/js rather
+// than through the syumai/workers adapters: the KV adapter reads values only as
+// text (a PNG card does not survive that), and the fetch adapter links net/http's
+// client.
 package jsawait
 
 import (

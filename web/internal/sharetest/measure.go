@@ -98,8 +98,8 @@ type Thread struct {
 // group pgid (Linux only). It reads the first field of
 // /proc/PID/task/TID/schedstat: the scheduler's count of nanoseconds the thread
 // ran, fine enough for single requests, where utime and stime count 10 ms ticks.
-// Per thread, because one thread of workerd runs the Worker's isolate (and
-// wrangler's own routing Workers), while V8's compiler and GC helpers run on
+// Per thread, because one thread of workerd runs the Cloudflare Worker's isolate
+// (and wrangler's own routing scripts), while V8's compiler and GC helpers run on
 // others, which a request's CPU limit does not count.
 func ThreadCPU(pgid int) (map[Thread]time.Duration, error) {
 	procs, err := groupProcs(pgid)

@@ -1,8 +1,8 @@
 // Package sharetest is the share API's contract as a test: the round trip and the
 // error cases, run over HTTP against any running home of package web's handler.
 // web's own tests run it against `schedplay serve`'s stack (bbolt, loopback),
-// web/worker's integration test against the Worker under wrangler dev, so both
-// homes are held to the same behaviour.
+// web/cloudflare's integration test against the Cloudflare Worker under wrangler
+// dev, so both homes are held to the same behaviour.
 package sharetest
 
 import (

@@ -1,5 +1,5 @@
-// Command mkassets assembles the Worker's static assets directory (see package
-// schedplay/web/worker/internal/assets):
+// Command mkassets assembles the Cloudflare Worker's static assets directory (see
+// package schedplay/web/cloudflare/internal/assets):
 //
 //	go run ./mkassets -static ../../static -o build/assets
 package main
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"schedplay/web/worker/internal/assets"
+	"schedplay/web/cloudflare/internal/assets"
 )
 
 func main() {

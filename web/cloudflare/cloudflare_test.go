@@ -23,16 +23,16 @@ import (
 	"time"
 
 	"schedplay/engine"
+	"schedplay/web/cloudflare/internal/assets"
 	"schedplay/web/internal/sharetest"
-	"schedplay/web/worker/internal/assets"
 )
 
-// The integration test builds the Worker exactly as Taskfile.yml's build task
-// does (into a temporary directory, with testdata/static as the bundle), starts
-// it under wrangler dev from node_modules with local KV persisted to a temporary
-// directory, and runs the share API contract against it. It needs
-// `npm ci` in this directory: without node_modules it skips, except under CI=true,
-// where it fails.
+// The integration test builds the Cloudflare Worker exactly as Taskfile.yml's build
+// task does (into a temporary directory, with testdata/static as the bundle),
+// starts it under wrangler dev from node_modules with local KV persisted to a
+// temporary directory, and runs the share API contract against it. It needs
+// `npm ci` in this directory: without node_modules it skips, except under
+// CI=true, where it fails.
 
 // wranglerPath finds the pinned wrangler or skips (fails under CI) without it.
 func wranglerPath(t testing.TB) string {
@@ -42,7 +42,7 @@ func wranglerPath(t testing.TB) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); err != nil {
-		msg := "wrangler is not installed: run `npm ci` in web/worker (" + err.Error() + ")"
+		msg := "wrangler is not installed: run `npm ci` in web/cloudflare (" + err.Error() + ")"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -51,9 +51,9 @@ func wranglerPath(t testing.TB) string {
 	return p
 }
 
-// buildWorker builds the Worker into dir/build and copies the config and entry
-// module beside it, so dir is a self-contained Worker project.
-func buildWorker(t testing.TB, dir string) {
+// buildProject builds the Cloudflare Worker into dir/build and copies the config
+// and entry module beside it, so dir is a self-contained wrangler project.
+func buildProject(t testing.TB, dir string) {
 	t.Helper()
 	for _, name := range []string{"wrangler.toml", "entry.mjs"} {
 		data, err := os.ReadFile(name)
@@ -61,7 +61,7 @@ func buildWorker(t testing.TB, dir string) {
 			t.Fatal(err)
 		}
 		if name == "wrangler.toml" && bytes.Contains(append([]byte("\n"), data...), []byte("\n[build]")) {
-			t.Fatal("wrangler.toml has a [build] section: wrangler dev would rebuild at start (see WORKER.md)")
+			t.Fatal("wrangler.toml has a [build] section: wrangler dev would rebuild at start (see the comment at the top of wrangler.toml)")
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -104,9 +104,9 @@ type devServer struct {
 	done  chan struct{} // closed when the process has exited
 }
 
-// startDev starts wrangler dev for the Worker project in dir, with KV persisted
-// under persist and the Worker's variables vars ("NAME:value"), and waits until
-// it answers.
+// startDev starts wrangler dev for the wrangler project in dir, with KV persisted
+// under persist and the Cloudflare Worker's variables vars ("NAME:value"), and
+// waits until it answers.
 func startDev(t testing.TB, wrangler, dir, persist string, vars ...string) *devServer {
 	t.Helper()
 	port := freePort(t)
@@ -162,20 +162,21 @@ func (d *devServer) stop() {
 	<-d.done
 }
 
-func TestWorker(t *testing.T) {
+func TestCloudflare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts wrangler dev (several seconds); skipped in -short mode")
 	}
 	wrangler := wranglerPath(t)
 	dir := t.TempDir()
 	persist := filepath.Join(dir, "kv")
-	buildWorker(t, dir)
+	buildProject(t, dir)
 	page, err := os.ReadFile("testdata/static/index.html")
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	// The Worker names its public URL in share links, whatever Host a request has.
+	// The Cloudflare Worker names its public URL in share links, whatever Host a
+	// request has.
 	const publicURL = "https://play.example.org"
 	// A small preview budget keeps the contract's many shares quick; it still
 	// completes sharetest.PreviewScenario.
@@ -275,32 +276,33 @@ func concurrentShares(t *testing.T, client *http.Client, base string) {
 	}
 }
 
-// BenchmarkWorker measures the Worker under wrangler dev on loopback: its wasm
-// size (raw and gzip), how long wrangler dev takes to answer, share latency, and
-// the CPU time per request of the workerd thread that runs the Worker's isolate.
-// Run it with a fixed count:
+// BenchmarkCloudflare measures the Cloudflare Worker under wrangler dev on
+// loopback: its wasm size (raw and gzip), how long wrangler dev takes to answer,
+// share latency, and the CPU time per request of the workerd thread that runs the
+// Cloudflare Worker's isolate. Run it with a fixed count:
 //
-//	go test -run '^$' -bench Worker -benchtime 300x ./web/worker/
+//	go test -run '^$' -bench Cloudflare -benchtime 300x ./web/cloudflare/
 //
-// Shares now compute their link preview (engine runs within the Worker's event
-// budget, then the card): share-cpu-ms is a small scenario's, heavy-share-cpu-ms
-// the largest example's, which spends the whole budget. page-, card-, chart-
-// and oembed-cpu-ms are the preview routes of a stored share.
+// Shares now compute their link preview (engine runs within the Cloudflare Worker's
+// event budget, then the card): share-cpu-ms is a small scenario's,
+// heavy-share-cpu-ms the largest example's, which spends the whole budget. page-,
+// card-, chart- and oembed-cpu-ms are the preview routes of a stored share.
 //
-// CPU is read per thread from /proc (sharetest.ThreadCPU, nanoseconds) around a
-// run of sequential requests, and the busiest thread is reported: workerd runs
-// every isolate of the process on it. That thread also runs wrangler's own
-// routing Workers and the local KV simulator, so the figures bound the Worker's
-// own CPU from above; static-cpu-ms, a static file that never reaches the Worker,
-// is the routing floor to subtract. load-cpu-ms is the first request that reaches
-// a new isolate (Workers count that start-up apart from requests); cold figures
-// are the first Go request after it (the Go instance starts, wasm functions
-// compile on first call, the KV simulator opens), each the median of coldRuns
-// fresh wrangler dev starts; warm ones are on a running instance.
-func BenchmarkWorker(b *testing.B) {
+// CPU is read per thread from /proc (sharetest.ThreadCPU, nanoseconds) around a run
+// of sequential requests, and the busiest thread is reported: workerd runs every
+// isolate of the process on it. That thread also runs wrangler's own routing
+// scripts and the local KV simulator, so the figures bound the Cloudflare Worker's
+// own CPU from above; static-cpu-ms, a static file that never reaches the
+// Cloudflare Worker, is the routing floor to subtract. load-cpu-ms is the first
+// request that reaches a new isolate (Workers count that start-up apart from
+// requests); cold figures are the first Go request after it (the Go instance
+// starts, wasm functions compile on first call, the KV simulator opens), each the
+// median of coldRuns fresh wrangler dev starts; warm ones are on a running
+// instance.
+func BenchmarkCloudflare(b *testing.B) {
 	wrangler := wranglerPath(b)
 	dir := b.TempDir()
-	buildWorker(b, dir)
+	buildProject(b, dir)
 	wasm, err := os.ReadFile(filepath.Join(dir, "build", "app.wasm"))
 	if err != nil {
 		b.Fatal(err)
@@ -382,10 +384,10 @@ func BenchmarkWorker(b *testing.B) {
 	dev.stop()
 
 	// Cold: each run is a fresh wrangler dev (a new isolate) on the same KV. Its
-	// first request that reaches the Worker, a path entry.mjs answers without Go,
-	// loads the Worker (module evaluation, the wasm module's compilation); the
-	// next one starts Go. A malformed ID is answered by Go without KV, which
-	// separates Go's start from the KV simulator's first use.
+	// first request that reaches the Cloudflare Worker, a path entry.mjs answers
+	// without Go, loads the Cloudflare Worker (module evaluation, the wasm module's
+	// compilation); the next one starts Go. A malformed ID is answered by Go
+	// without KV, which separates Go's start from the KV simulator's first use.
 	const coldRuns = 3
 	expect := func(status int, path string) func(int) {
 		return func(int) {
@@ -449,7 +451,7 @@ func BenchmarkWorker(b *testing.B) {
 }
 
 // heavyScenarios returns n variants (by seed) of the largest example, whose
-// link previews spend the Worker's whole budget.
+// link previews spend the Cloudflare Worker's whole budget.
 func heavyScenarios(b *testing.B, n int) [][]byte {
 	data, err := os.ReadFile("../../examples/tpcb-32vcpu.json")
 	if err != nil {

@@ -1,7 +1,7 @@
-// Package assets assembles the Worker's static assets directory: a copy of the
-// playground bundle (static/) plus a _headers file carrying the security headers
-// of schedplay/web, so files served by Workers assets (without Go) get the same
-// Content-Security-Policy as those `schedplay serve` sends.
+// Package assets assembles the Cloudflare Worker's static assets directory: a copy
+// of the playground bundle (static/) plus a _headers file carrying the security
+// headers of schedplay/web, so files served by Workers assets (without Go) get the
+// same Content-Security-Policy as those `schedplay serve` sends.
 //
 // Precompressed siblings (*.gz, *.br) are left out: Workers assets compress on
 // their own, and the copies would only count against the upload. Dotfiles are
@@ -30,8 +30,8 @@ const maxAssetBytes = 25 << 20
 //
 // Files are read through os.Root, as `schedplay serve` serves them
 // (web.WithStaticDir): a symbolic link to a file inside the bundle is copied as
-// that file, and one that leads out of the bundle is left out, so the Worker
-// never publishes what the bundle only points at.
+// that file, and one that leads out of the bundle is left out, so the Cloudflare
+// Worker never publishes what the bundle only points at.
 func Assemble(static, out string, warn io.Writer) error {
 	if _, err := os.Stat(filepath.Join(static, "index.html")); err != nil {
 		return fmt.Errorf("%s has no index.html: build the playground first: %w", static, err)

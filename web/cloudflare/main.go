@@ -19,7 +19,7 @@ import (
 )
 
 func main() {
-	workers.ServeNonBlock(&worker{log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	workers.ServeNonBlock(&handler{log: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	workers.Ready()
 	// main never returns: entry.mjs keeps this instance for every request of its
 	// isolate, and a Go program ends with main. (workers.Serve returns once the
@@ -27,7 +27,7 @@ func main() {
 	select {}
 }
 
-// worker serves each request with a web.Server built from that request's
+// handler serves each request with a web.Server built from that request's
 // bindings. entry.mjs hands the running instance each request's env just before
 // calling in, and it stays this request's only while Go runs without waiting on
 // JavaScript: Go runs every goroutine it can before a call from JavaScript
@@ -35,31 +35,31 @@ func main() {
 // that path, so the bindings are read before any other request can replace env.
 // Building the Server is cheap (16 µs natively); reading bindings later (after a
 // KV call) could see another request's env.
-type worker struct {
+type handler struct {
 	log *slog.Logger // never nil
 }
 
-func (wk *worker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// A panic would end the Go program, and with it every request in flight on
 	// this isolate's instance; answer this one with a 500 instead, as net/http
 	// does for `schedplay serve`.
 	defer func() {
 		if v := recover(); v != nil {
-			wk.log.Error("worker: panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			h.log.Error("cloudflare: panic", "method", r.Method, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
 			http.Error(w, "internal error", http.StatusInternalServerError)
 		}
 	}()
-	srv, err := wk.server()
+	srv, err := h.server()
 	if err != nil {
-		wk.log.Error("worker: misconfigured", "err", err)
-		http.Error(w, "worker misconfigured", http.StatusInternalServerError)
+		h.log.Error("cloudflare: misconfigured", "err", err)
+		http.Error(w, "server misconfigured", http.StatusInternalServerError)
 		return
 	}
 	srv.ServeHTTP(w, r)
 }
 
 // server wires the share handler to the current request's bindings.
-func (wk *worker) server() (*web.Server, error) {
+func (h *handler) server() (*web.Server, error) {
 	store, err := web.NewKVStore(kvBinding)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (wk *worker) server() (*web.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(wk.log), web.WithPage(assetsPage(assets)),
+	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(h.log), web.WithPage(assetsPage(assets)),
 		web.WithPreviewBudget(budget), web.WithPublicURL(cloudflare.Getenv(publicURLVar)))
 	if err != nil { // every other option is set and valid, so it is PUBLIC_URL
 		return nil, fmt.Errorf("%s: %w", publicURLVar, err)
@@ -81,10 +81,10 @@ func (wk *worker) server() (*web.Server, error) {
 }
 
 // assetsPage fetches the playground page from the Workers assets binding, so the
-// Worker serves exactly the index.html that / serves. It calls the binding's
-// fetch through syscall/js rather than the shim's http.Client adapter: that
-// adapter links net/http's client and HTTP/2 code, which grew the Worker's wasm
-// from 7.6 to 12.2 MiB.
+// Cloudflare Worker serves exactly the index.html that / serves. It calls the
+// binding's fetch through syscall/js rather than the shim's http.Client adapter:
+// that adapter links net/http's client and HTTP/2 code, which grew this program's
+// wasm from 7.6 to 12.2 MiB.
 func assetsPage(assets js.Value) web.PageFunc {
 	return func(context.Context) ([]byte, error) {
 		// The assets binding ignores the host; only the path selects the file.

@@ -1,4 +1,4 @@
-// Entry module of the schedplay Worker.
+// Entry module of the schedplay Cloudflare Worker.
 //
 // Workers assets answer every path that names a file in the bundle without
 // running this code. What is left reaches fetch below: the share routes go to the
@@ -13,7 +13,7 @@
 // request, so it is not used; its runtime.mjs and wasm_exec.js are.
 import "./build/wasm_exec.js"; // defines globalThis.Go
 import { createRuntimeContext } from "./build/runtime.mjs";
-import goModule from "./build/app.wasm"; // compiled once, when the Worker loads
+import goModule from "./build/app.wasm"; // compiled once, when this module loads
 
 // running is the isolate's Go instance, { go, context }, or undefined until the
 // first share request.
@@ -35,7 +35,7 @@ function start() {
   });
   go.run(instance, context); // its promise settles only if the program exits
   if (!ready) {
-    throw new Error("worker: Go's main did not call workers.Ready before it first waited");
+    throw new Error("cloudflare: Go's main did not call workers.Ready before it first waited");
   }
   return { go, context };
 }

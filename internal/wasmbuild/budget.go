@@ -1,0 +1,133 @@
+package wasmbuild
+
+import (
+	"bytes"
+	"cmp"
+	"compress/gzip"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// BudgetBytes is the most a first visit to the playground may download,
+// gzip-compressed as served: the page's wasm, the engine worker's wasm and the
+// page's scripts and styles. Design choices rely on it: the page's dependencies are
+// compiled without inlining (targets), the worker's wire format is written by hand
+// to keep the JSON library out of it (playground/runner/values.go), and the page's
+// binary carries no simulation code (wasm/workers_js.go). The browser tests assert
+// it (e2e's TestBundleBudget), so CI fails when the bundle outgrows it.
+const BudgetBytes = 4_000_000
+
+// Part is one file of the bundle and the bytes a browser downloads for it.
+type Part struct {
+	Name string // relative to static/, slash-separated
+	Gzip int64  // its size gzip-compressed, as served
+}
+
+// Bundle lists every file under root's static/ that a server hands out, with its
+// gzip size: a file with a precompressed NAME.gz sibling counts as that sibling
+// (what `schedplay serve` sends a browser that accepts gzip), any other as its
+// contents compressed at the best level. Dotfiles, build leftovers (*.tmp) and the
+// siblings themselves are not counted on their own. The list is sorted by name;
+// Total adds it up.
+func Bundle(root string) ([]Part, error) {
+	static := filepath.Join(root, "static")
+	var parts []Part
+	err := filepath.WalkDir(static, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if strings.HasPrefix(name, ".") && path != static {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || strings.HasSuffix(name, ".tmp") || strings.HasSuffix(name, ".br") {
+			return nil
+		}
+		if strings.HasSuffix(name, ".gz") {
+			if _, err := os.Stat(strings.TrimSuffix(path, ".gz")); err == nil {
+				return nil // counted as its original's download
+			}
+		}
+		n, err := servedSize(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(static, path)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wasmbuild: measuring the bundle: %w", err)
+	}
+	slices.SortFunc(parts, func(a, b Part) int { return strings.Compare(a.Name, b.Name) })
+	return parts, nil
+}
+
+// servedSize is the gzip size of path: its precompressed sibling's when there is
+// one, else its contents compressed at the best level.
+func servedSize(path string) (int64, error) {
+	if info, err := os.Stat(path + ".gz"); err == nil {
+		return info.Size(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	if strings.HasSuffix(path, ".gz") {
+		return int64(len(data)), nil // already compressed, served as it is
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return 0, err
+	}
+	if err := zw.Close(); err != nil {
+		return 0, err
+	}
+	return int64(buf.Len()), nil
+}
+
+// Total is the bytes of all parts.
+func Total(parts []Part) int64 {
+	var n int64
+	for _, p := range parts {
+		n += p.Gzip
+	}
+	return n
+}
+
+// Describe renders parts and their total against BudgetBytes on one line, largest
+// first ("3.90 MB gzip of the 4.00 MB budget: schedplay.wasm 2.82 MB, ...").
+func Describe(parts []Part) string {
+	sorted := slices.Clone(parts)
+	slices.SortStableFunc(sorted, func(a, b Part) int { return cmp.Compare(b.Gzip, a.Gzip) })
+	names := make([]string, len(sorted))
+	for i, p := range sorted {
+		names[i] = fmt.Sprintf("%s %s", p.Name, mb(p.Gzip))
+	}
+	return fmt.Sprintf("%s gzip of the %s budget: %s", mb(Total(parts)), mb(BudgetBytes), strings.Join(names, ", "))
+}
+
+// mb formats n bytes in decimal megabytes, the budget's unit.
+func mb(n int64) string {
+	if n < 10_000 {
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	if n < 1_000_000 {
+		return fmt.Sprintf("%.0f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.2f MB", float64(n)/1e6)
+}
