@@ -171,7 +171,7 @@ func checkSnapshots(t *testing.T, sc Scenario) {
 }
 
 // The engine imports neither UI nor network code, so it runs unchanged natively,
-// in wasm and in the Worker.
+// in wasm and in the Cloudflare Worker.
 func TestEngineImportsOnlyPureGo(t *testing.T) {
 	forbidden := []string{"github.com/hajimehoshi/ebiten", "syscall/js", "net/http", "time"}
 	files, _ := filepath.Glob("*.go")

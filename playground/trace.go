@@ -66,7 +66,7 @@ func (m *Model) traceUI() TraceUI {
 	return u
 }
 
-// TraceJob is the trace worker's job for arm i's window, and the file name to
+// TraceJob is the trace job for arm i's window, and the file name to
 // save the trace as.
 func (m *Model) TraceJob(i int) (job []byte, file string, err error) {
 	if i < 0 || i >= len(m.arms) {

@@ -13,7 +13,7 @@ import (
 
 // DefaultEventBudget is the work Compute is given by default, counted in engine
 // events over all arms: about 1.5 s of CPU natively and four times as long as
-// wasm (web/worker's BenchmarkWorker gives its Worker a quarter of it, and
+// wasm (web/cloudflare's BenchmarkCloudflare gives the Cloudflare Worker a quarter of it, and
 // measures heavy-share-cpu-ms). Events, not wall time, so a preview is the same
 // on every host and every run.
 const DefaultEventBudget = 8_000_000

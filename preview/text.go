@@ -14,7 +14,7 @@ import (
 
 // Text on the card is set in the Go fonts (golang.org/x/image/font/gofont),
 // which ship inside the module as TTF bytes: no font files to deploy, and
-// the Worker has no file system to load them from.
+// the Cloudflare Worker has no file system to load them from.
 
 // fonts holds the parsed fonts and the faces made from them so far. One is
 // made per PNG call: parsing takes microseconds, and a cache kept between

@@ -64,14 +64,14 @@
         finish('Saved ' + res.file + ' (' + (d.byteLength / 1e6).toFixed(1) + ' MB): open it at ui.perfetto.dev.');
       } else if (d && d.ended) {
         // The program ended; after an answer the worker is already gone.
-        finish('The trace failed: the trace worker stopped without an answer (the browser console has the reason).');
+        finish('The trace failed: the worker writing it stopped without an answer (the browser console has the reason).');
       } else if (d && d.progress !== undefined) {
         status.textContent = 'Preparing the trace: ' + Math.round(100 * d.progress) + '%';
       } else {
         finish('The trace failed: ' + ((d && d.error) || 'no answer'));
       }
     };
-    worker.onerror = (e) => finish('The trace worker failed: ' + e.message);
+    worker.onerror = (e) => finish('The worker writing the trace failed: ' + e.message);
     const job = res.job;
     worker.postMessage(job.buffer, [job.buffer]);
     render();

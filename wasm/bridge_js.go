@@ -55,7 +55,7 @@ func registerBridge(g *game, problems []string) {
 	fn("shareFragment", func([]js.Value) any { return m.ShareFragment() })
 	fn("embedCode", func(args []js.Value) any { return m.EmbedCode(str(args, 0)) })
 	fn("set", func(args []js.Value) any { return m.Set(str(args, 0), str(args, 1)) })
-	// traceJob returns {file, job} (job: the bytes to post to a trace worker,
+	// traceJob returns {file, job} (job: the bytes to post to the worker that runs it,
 	// static/trace.js) or {error}.
 	fn("traceJob", func(args []js.Value) any {
 		job, file, err := m.TraceJob(int(num(args, 0)))

@@ -30,7 +30,7 @@ type TraceJob struct {
 	StartNs, UntilNs int64
 }
 
-// EncodeTraceJob writes j as the message the page posts to a trace worker.
+// EncodeTraceJob writes j as the message the page posts to the worker that runs the trace job.
 func EncodeTraceJob(j TraceJob) []byte {
 	b := []byte{opTraceJob}
 	b = appendValue(b, reflect.ValueOf(j.Scenario))

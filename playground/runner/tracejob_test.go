@@ -11,7 +11,7 @@ import (
 	"schedplay/trace"
 )
 
-// A trace job crosses the wire intact, and what the trace worker writes for it
+// A trace job crosses the wire intact, and what the worker running it writes for it
 // is byte for byte what `schedplay run --trace` writes for the same window.
 func TestTraceJob(t *testing.T) {
 	sc := scenario(t, "tpcb-32vcpu", "workload.clients=16", "sched.wake_pull=true", "duration_ms=400", "warmup_ms=100")
