@@ -199,17 +199,19 @@ func (lp *lessonPlayer) setStep(m *Model, value string) string {
 // its speed, then runs to its moment.
 func (lp *lessonPlayer) gotoStep(m *Model, n int) {
 	lp.openStep(m, lp.cur, n)
-	st := lp.cur.Steps[n]
 	if !lp.onScript(m) {
 		s := lp.cur.Setup(n)
 		v := m.view
 		v.Compare, v.CompareA, v.CompareB, v.AtNs = lp.wantCmp[0], lp.wantCmp[1], lp.wantCmp[2], 0
 		m.apply(urlstate.State{Preset: s.Preset, Knobs: s.Knobs, View: v}, nil)
 	}
-	if st.Speed != "" {
-		m.view.Speed = st.Speed
-		m.time.setSpeed(st.Speed)
-	}
+	// A step plays on at the speed it, or the last step before it that set
+	// one, asks for (the page's default when none did), whichever way the
+	// teacher came to it: Back from a step that set its own speed must not
+	// keep it.
+	speed := lp.cur.Setup(n).Speed
+	m.view.Speed = speed
+	m.time.setSpeed(speed)
 	lp.runStep(m)
 }
 

@@ -284,3 +284,29 @@ func TestLessonSearchInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// Going back a step shows it as going forward did: its own moment, and the
+// speed it (or the last step before it) set, not the speed of the step left.
+// The URL says the same either way.
+func TestLessonBackIsForward(t *testing.T) {
+	ls, _ := lesson.Builtin()
+	for _, l := range ls {
+		t.Run(l.Name, func(t *testing.T) {
+			last := len(l.Steps)
+			forward := lessonModel(t, "#v=1&lesson="+l.Name+"&step="+strconv.Itoa(last-1))
+			untilSettled(t, forward)
+			want := forward.State()
+			m := lessonModel(t, "#v=1&lesson="+l.Name+"&step="+strconv.Itoa(last))
+			untilSettled(t, m)
+			if msg := m.Set("step", strconv.Itoa(last-1)); msg != "" {
+				t.Fatal(msg)
+			}
+			untilSettled(t, m)
+			got := m.State()
+			if got.Fragment != want.Fragment || got.Speed != want.Speed || got.NowNs != want.NowNs {
+				t.Errorf("back to step %d: fragment %q, speed %q at %d ns; forward gives %q, %q at %d ns",
+					last-1, got.Fragment, got.Speed, got.NowNs, want.Fragment, want.Speed, want.NowNs)
+			}
+		})
+	}
+}
