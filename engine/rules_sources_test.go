@@ -2,11 +2,27 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
 // Rules that a read of OSv's source corrected (docs/mechanisms.md, Baseline and
 // Idle-CPU pull), and pull request 1464's balancer, each on a 2-4 CPU machine.
+
+// srcHooked is a scripted workload whose threads may also act at the start of a
+// step (hooks[id] runs once, before the thread's next step is taken).
+type srcHooked struct {
+	script
+	hooks map[int]func(s *Sim)
+}
+
+func (h srcHooked) next(s *Sim, t *thread) (int64, bool) {
+	if f := h.hooks[t.id]; f != nil {
+		delete(h.hooks, t.id)
+		f(s)
+	}
+	return h.script.next(s, t)
+}
 
 // srcRequestServer builds a small request_server simulation (sets override knobs).
 func srcRequestServer(t *testing.T, sets ...string) (*Sim, *requestServer) {
@@ -123,4 +139,79 @@ func TestRuleMSIXFollowsRX(t *testing.T) {
 	if d := rxWakes()[3]; d.CPU != 3 || d.Target != 3 {
 		t.Errorf("next interrupt on CPU %d woke the RX thread on CPU %d, want the vector to have followed it to CPU 3", d.CPU, d.Target)
 	}
+}
+
+// TestRuleSameCPUWake: a wake on the waker's own CPU goes through that CPU's
+// incoming list (thread::wake_impl), sends no IPI and sets need_reschedule; the
+// reschedule that follows runs it. While it waits there, a wake from another
+// CPU finds a wake already pending and sends no IPI either.
+func TestRuleSameCPUWake(t *testing.T) {
+	t.Run("in an interrupt handler, and a remote wake behind it", func(t *testing.T) {
+		s, w := tinySim(t)
+		c := s.cpus[0]
+		s.RunUntil(1_000_000) // both CPUs halted
+		s.raiseIRQ(c, spawn(s, w, 0, false), irqTimer)
+		for c.state != CPUIRQ {
+			s.Step()
+		}
+		b := spawn(s, w, 0, false, 1000)
+		s.wake(b, 0, false) // the handler wakes b, homed here
+		if b.state != ThreadIncoming || !c.needResched || len(c.rq) != 0 {
+			t.Fatalf("own-CPU wakee is %s (need_reschedule %v, runqueue %d), want it on the incoming list", b.state, c.needResched, len(c.rq))
+		}
+		if d := lastOf(t, s, DecWakePlace, b.id); !strings.Contains(d.Reason, "need_reschedule set") {
+			t.Errorf("wake reason %q", d.Reason)
+		}
+		ipis := s.m.live.IPIs[IPIWakeup]
+		x := spawn(s, w, 0, false, 1000)
+		s.wake(x, 1, false) // CPU 1 wakes x, homed on CPU 0, meanwhile
+		// Had b gone straight into the runqueue, CPU 0 (in its handler, load 1,
+		// nothing pending) would have been sent an IPI.
+		if d := lastOf(t, s, DecIPISuppressed, x.id); !strings.Contains(d.Reason, "already pending") {
+			t.Errorf("remote wake behind the own-CPU wake: %q, want it suppressed as already pending", d.Reason)
+		}
+		s.RunUntil(s.now + 100_000)
+		if s.m.live.IPIs[IPIWakeup] != ipis {
+			t.Errorf("%d wakeup IPIs sent, want none", s.m.live.IPIs[IPIWakeup]-ipis)
+		}
+		for _, th := range []*thread{b, x} {
+			if th.state != ThreadBlocked || len(w[th.id]) != 0 {
+				t.Errorf("thread %d did not run its step (state %s)", th.id, th.state)
+			}
+		}
+	})
+	t.Run("a second own-CPU wake finds the first pending", func(t *testing.T) {
+		s, w := tinySim(t)
+		c := s.cpus[0]
+		s.raiseIRQ(c, spawn(s, w, 0, false), irqTimer)
+		for c.state != CPUIRQ {
+			s.Step()
+		}
+		a, b := spawn(s, w, 0, false, 1000), spawn(s, w, 0, false, 1000)
+		s.wake(a, 0, false)
+		s.wake(b, 0, false)
+		if d := lastOf(t, s, DecWakePlace, b.id); !strings.Contains(d.Reason, "need_reschedule not set") {
+			t.Errorf("second wake reason %q, want it behind the first (need_reschedule not set again)", d.Reason)
+		}
+		if len(c.incoming) != 2 {
+			t.Errorf("incoming holds %d, want 2", len(c.incoming))
+		}
+	})
+	t.Run("the waker's program at switch-in: the wakee preempts at once", func(t *testing.T) {
+		s, w := tinySim(t)
+		h := srcHooked{script: w, hooks: map[int]func(*Sim){}}
+		s.wl = h
+		waker := spawn(s, w, 0, false, 50_000_000)
+		waker.vr = 1e9 // it has run much more than the hysteresis
+		wakee := spawn(s, w, 0, false, 1000)
+		h.hooks[waker.id] = func(s *Sim) { s.wake(wakee, 0, false) }
+		s.wake(waker, -1, false)
+		s.RunUntil(100_000)
+		if wakee.state != ThreadBlocked || len(w[wakee.id]) != 0 {
+			t.Fatalf("the wakee has not run 100 µs after its waker's switch-in (state %s)", wakee.state)
+		}
+		if d := lastOf(t, s, DecPreempt, wakee.id); d.AtNs > 10_000 {
+			t.Errorf("the wakee preempted at %d ns, want within the waker's switch-in", d.AtNs)
+		}
+	})
 }
