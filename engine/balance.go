@@ -4,12 +4,15 @@ package engine
 // sources (timers, device and housekeeping interrupts).
 //
 // load_balance (docs/mechanisms.md, Baseline; OSv's cpu::load_balance()): a pinned
-// thread per CPU, started at boot (smp_launch), that sleeps BalanceIntervalMs from
-// the end of each pass and then competes like any woken thread, so the load it sees
-// counts the thread it preempted. If the least loaded CPU (std::min_element: the
-// first with the smallest load, ties to the lowest id) has a load below this CPU's
-// load minus one, it pushes one migratable thread (the runqueue's tail) there: at
-// most one migration per CPU per interval, judged on an instantaneous sample.
+// thread per CPU that sleeps BalanceIntervalMs from the end of each pass and then
+// competes like any woken thread, so the load it sees counts the thread it
+// preempted. The balancers do not start together: the boot CPU's is started by
+// smp_launch(), each other CPU's by ap_bringup() once that CPU is up
+// (arch/x64/smp.cc; balancerStartNs). If the least loaded CPU (std::min_element:
+// the first with the smallest load, ties to the lowest id) has a load below this
+// CPU's load minus one, it pushes one migratable thread (the runqueue's tail)
+// there: at most one migration per CPU per interval, judged on an instantaneous
+// sample.
 
 // kernelKind is which per-CPU kernel thread a kernel thread is.
 type kernelKind uint8
@@ -47,15 +50,30 @@ func (s *Sim) startKernelThreads() {
 	for _, c := range s.cpus {
 		if interval > 0 {
 			t := s.newKernelThread(c, kernelBalancer)
-			// All balancers start at boot (smp_launch) and re-arm after each
-			// pass, so they fire nearly in lockstep.
-			s.at(interval, evTimer, c.id, t.id, 0)
+			// load_balance's first tmr.set(now + interval) is made when the
+			// thread starts; it re-arms after each pass.
+			s.at(s.balancerStartNs(c.id)+interval, evTimer, c.id, t.id, 0)
 		}
 		if rate > 0 {
 			t := s.newKernelThread(c, kernelHousekeeping)
 			s.at(s.drawExp(1e9/rate)+1, evTimer, c.id, t.id, 0)
 		}
 	}
+}
+
+// balancerStartNs is when CPU id's load_balance thread starts, time 0 being
+// smp_launch() (arch/x64/smp.cc). The boot CPU (0) starts its own balancer there,
+// before any other CPU is started; a new thread that has run nothing wins the
+// boot CPU at once, so it starts at 0. smp_launch then starts the other CPUs one
+// after another, each with three ICR writes (INIT, SIPI, SIPI: IPISendNs each;
+// the loop's two thread constructions are not priced), without waiting for any of
+// them; each runs load_balance() from ap_bringup() once it is up, APBringupUs
+// after its start IPIs.
+func (s *Sim) balancerStartNs(id int) int64 {
+	if id == 0 {
+		return 0
+	}
+	return int64(id)*3*s.sc.Machine.Costs.IPISendNs + s.sc.Sched.APBringupUs*1000
 }
 
 // timerFire raises the timer interrupt of kernel thread t and re-arms it.

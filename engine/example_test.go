@@ -43,6 +43,6 @@ func Example_decisions() {
 	// ipi_sent: target CPU is not spinning, load <= 1 and no wake pending
 	// pull_request: idle with an empty runqueue; asked the busiest CPU to donate
 	// donate: donated the runqueue's migratable tail to the idle CPU
-	// ipi_suppressed: target CPU is spinning in its idle loop and will see the wake
 	// donate_none: nothing migratable queued (only pinned threads or none)
+	// ipi_suppressed: target CPU is spinning in its idle loop and will see the wake
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -214,4 +215,56 @@ func TestRuleSameCPUWake(t *testing.T) {
 			t.Errorf("the wakee preempted at %d ns, want within the waker's switch-in", d.AtNs)
 		}
 	})
+}
+
+// TestRuleBalancerStart: the boot CPU's load_balance thread starts in
+// smp_launch (time 0), each other CPU's in ap_bringup once it is up:
+// sched.ap_bringup_us after its start IPIs, which smp_launch sends one CPU after
+// another, three ICR writes (ipi_send_ns each) apart. Each then re-arms from the
+// end of its own pass, so the offsets persist.
+func TestRuleBalancerStart(t *testing.T) {
+	for _, tc := range []struct {
+		desc    string
+		bringup int64 // µs
+	}{
+		{"OSv's boot chart bring-up", 360},
+		{"a slower bring-up", 5000},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			s, _ := tinySim(t, "machine.vcpus=4", "sched.balance_interval_ms=100",
+				"sched.ap_bringup_us="+strconv.FormatInt(tc.bringup, 10), "machine.costs.ipi_send_ns=1000")
+			// When each balancer's pass begins: its first and second switch-ins.
+			runs := map[int][]int64{}
+			for s.now < 250_000_000 {
+				s.Step()
+				for _, c := range s.cpus {
+					if c.cur != nil && c.cur.role == RoleBalancer && c.dispatchNs == s.now {
+						if r := runs[c.id]; len(r) == 0 || r[len(r)-1] != s.now {
+							runs[c.id] = append(r, s.now)
+						}
+					}
+				}
+			}
+			// All CPUs are halted when their timers fire, so each pass begins
+			// the same wake latency after its timer.
+			lat := runs[0][0] - 100_000_000
+			if lat < 0 || lat > 100_000 {
+				t.Fatalf("CPU 0's first pass at %d ns, want just after 100 ms", runs[0][0])
+			}
+			for id := 1; id < 4; id++ {
+				want := 100_000_000 + tc.bringup*1000 + int64(id)*3000 + lat
+				if got := runs[id][0]; got != want {
+					t.Errorf("CPU %d's first pass at %d ns, want %d (bring-up %d µs + %d x 3 ICR writes)", id, got, want, tc.bringup, id)
+				}
+			}
+			for id := range 4 {
+				if len(runs[id]) < 2 {
+					t.Fatalf("CPU %d ran its balancer %d times by 250 ms", id, len(runs[id]))
+				}
+				if d := runs[id][1] - runs[id][0]; d < 100_000_000 || d > 100_000_000+100_000 {
+					t.Errorf("CPU %d's second pass %d ns after its first, want the period from the end of the first", id, d)
+				}
+			}
+		})
+	}
 }

@@ -127,6 +127,10 @@ type Sched struct {
 	IdleSpin IdleSpin `json:"idle_spin"`
 	// BalanceIntervalMs is the push load balancer's period; 0 disables it.
 	BalanceIntervalMs int64 `json:"balance_interval_ms"`
+	// APBringupUs is how long an application processor takes from its start IPIs
+	// (smp_launch) to ap_bringup(), where its load_balance thread starts; the boot
+	// CPU's starts in smp_launch itself.
+	APBringupUs int64 `json:"ap_bringup_us"`
 	// DecayTauMs is the time constant of the decayed runtime that orders runqueues.
 	DecayTauMs int64 `json:"decay_tau_ms"`
 	// HysteresisUs is credited to the running thread when a wakee asks to preempt it.
@@ -293,6 +297,7 @@ func DefaultScenario() Scenario {
 			WakeSync:          "new",
 			IdleSpin:          IdleSpin{Adaptive: false, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
 			BalanceIntervalMs: 100,
+			APBringupUs:       360,
 			DecayTauMs:        200,
 			HysteresisUs:      5000,
 			SwitchPenaltyUs:   10,
