@@ -268,3 +268,54 @@ func TestRuleBalancerStart(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleWakeAllOrder: condvar::wake_all hands the mutex on in arrival order,
+// except that after each waiter it takes every later waiter homed on the same
+// CPU (core/condvar.cc: "queue all the threads that will likely wake on the same
+// CPU one after another").
+func TestRuleWakeAllOrder(t *testing.T) {
+	for _, tc := range []struct {
+		desc  string
+		homes []int // waiters' home CPUs in arrival order
+		want  []int // hand-off order, by arrival index
+	}{
+		{"one CPU: arrival order", []int{2, 2, 2}, []int{0, 1, 2}},
+		{"interleaved CPUs are grouped", []int{1, 0, 1, 2, 0, 1}, []int{0, 2, 5, 1, 4, 3}},
+		{"each CPU once: arrival order", []int{3, 0, 2, 1}, []int{0, 1, 2, 3}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			s, w := tinySim(t, "machine.vcpus=4")
+			l := newCommitLog(s, 0)
+			var arrived []*thread
+			for _, h := range tc.homes {
+				arrived = append(arrived, spawn(s, w, h, false))
+			}
+			for round := range 2 { // the scratch buffers rotate: order twice
+				l.batch = append(l.batch[:0], arrived...)
+				l.wakeAllOrder()
+				var got []int
+				for _, x := range l.batch {
+					got = append(got, slices.Index(arrived, x))
+				}
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("round %d: hand-off order %v, want %v", round, got, tc.want)
+				}
+			}
+			// The log-commit thread's program builds its wake chain in that order.
+			l.sizeNext(len(s.threads))
+			l.batch = l.batch[:0]
+			l.waiting = append(l.waiting[:0], arrived...)
+			l.phase = commitLook
+			for range 3 { // take the batch, submit the write, wake the chain
+				l.committerNext(s, l.thr)
+			}
+			chain := []int{slices.Index(arrived, s.threads[lastOf(t, s, DecWakePlace, -1).Thread])}
+			for id := l.next[arrived[chain[0]].id]; id >= 0; id = l.next[id] {
+				chain = append(chain, slices.Index(arrived, s.threads[id]))
+			}
+			if !slices.Equal(chain, tc.want) {
+				t.Errorf("wake chain %v, want %v", chain, tc.want)
+			}
+		})
+	}
+}

@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Workloads: the threads and what each does at the end of every step.
 //
 // request_server models a database server behind a single-queue NIC: one RX thread
@@ -21,7 +23,7 @@ package engine
 // commit models a durable-write benchmark: N writers each do some work, then wait
 // for a log-commit thread that batches all waiting writers into one device write and
 // wakes them as a serial chain (OSv's condvar wake_all hands waiters to the mutex one
-// at a time) or a fan-out.
+// at a time, grouped by CPU) or a fan-out.
 //
 // idle has only the per-CPU kernel threads (balancers, housekeeping wake sources).
 
@@ -62,7 +64,8 @@ const (
 
 // commitLog is the log-commit thread and its batch state, shared by both workloads.
 // A chain broadcast is OSv's condvar::wake_all() (core/condvar.cc): waiters are
-// handed the mutex one at a time, each waking the next as it passes it on.
+// handed the mutex one at a time, each waking the next as it passes it on, in
+// wake_all's order (wakeAllOrder).
 type commitLog struct {
 	thr     *thread
 	waiting []*thread // writers waiting for the next batch
@@ -72,6 +75,10 @@ type commitLog struct {
 	writing bool // a device write is in flight (the committer waits for its interrupt)
 	phase   commitPhase
 	vec     msixVector // the storage device's completion interrupt
+	// wakeAllOrder's scratch: the batch in hand-off order, and per-CPU counts.
+	ordered  []*thread
+	cpuCount []int
+	cpuSeen  []int
 }
 
 // msixVector is a device's MSI-X vector bound to a service thread with
@@ -101,9 +108,42 @@ const (
 
 // newCommitLog creates the log-commit thread, started on cpuID and not pinned.
 func newCommitLog(s *Sim, cpuID int) *commitLog {
-	l := &commitLog{chain: s.sc.Workload.Broadcast == "chain"}
+	n := s.sc.Machine.VCPUs
+	l := &commitLog{chain: s.sc.Workload.Broadcast == "chain", cpuCount: make([]int, n), cpuSeen: make([]int, 0, n)}
 	l.thr = s.newThread("log-commit", RoleWaker, cpuID, false)
 	return l
+}
+
+// wakeAllOrder puts l.batch (the waiters in arrival order) in condvar::wake_all's
+// order: the oldest waiter, then every other waiter homed on its CPU, in arrival
+// order, then the oldest of the rest and its CPU's waiters, and so on ("queue all
+// the threads that will likely wake on the same CPU one after another, as
+// same-CPU wakeup is faster"). A waiter's CPU is its home, tcpu().
+func (l *commitLog) wakeAllOrder() {
+	seen := l.cpuSeen[:0]
+	for _, w := range l.batch {
+		if l.cpuCount[w.cpu] == 0 {
+			seen = append(seen, w.cpu)
+		}
+		l.cpuCount[w.cpu]++
+	}
+	pos := 0
+	for _, c := range seen {
+		n := l.cpuCount[c]
+		l.cpuCount[c] = pos // from here on: the next slot of CPU c's group
+		pos += n
+	}
+	out := slices.Grow(l.ordered[:0], len(l.batch))[:len(l.batch)]
+	for _, w := range l.batch {
+		out[l.cpuCount[w.cpu]] = w
+		l.cpuCount[w.cpu]++
+	}
+	for _, c := range seen {
+		l.cpuCount[c] = 0
+	}
+	l.cpuSeen = seen
+	clear(l.batch)
+	l.batch, l.ordered = out, l.batch[:0]
 }
 
 // request adds writer t to the next batch and wakes the committer.
@@ -131,6 +171,7 @@ func (l *commitLog) committerNext(s *Sim, t *thread) (int64, bool) {
 		return 0, true
 	default: // commitWake
 		l.phase = commitLook
+		l.wakeAllOrder()
 		if l.chain {
 			for i, w := range l.batch {
 				if i+1 < len(l.batch) {
