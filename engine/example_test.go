@@ -12,7 +12,7 @@ import (
 // preempt one another; vCPU 1, halted since boot, hears nothing until the first
 // load_balance pass (100 ms) pushes it a backend, woken by IPI; from then on vCPU
 // 1 passes through its idle loop often and each time asks vCPU 0, by pull IPI, to
-// donate a queued backend.
+// donate a queued backend, which vCPU 0 refuses when it is down to its last.
 func Example_decisions() {
 	sc, err := engine.DecodeScenario([]byte(`{"version":1}`),
 		"machine.vcpus=2", "workload.clients=4", "duration_ms=300", "warmup_ms=0",
@@ -43,6 +43,6 @@ func Example_decisions() {
 	// ipi_sent: target CPU is not spinning, load <= 1 and no wake pending
 	// pull_request: idle with an empty runqueue; asked the busiest CPU to donate
 	// donate: donated the runqueue's migratable tail to the idle CPU
-	// donate_none: nothing migratable queued (only pinned threads or none)
+	// donate_none: its runqueue holds fewer than 2 (no queued work beyond the running thread)
 	// ipi_suppressed: target CPU is spinning in its idle loop and will see the wake
 }

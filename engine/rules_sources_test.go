@@ -319,3 +319,35 @@ func TestRuleWakeAllOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleDonateNeedsTwo: donate_to_puller gives nothing when the victim's
+// runqueue holds fewer than 2 (pull request 1472): a victim that was busy when
+// the idle CPU asked but runs its last runnable thread when the pull IPI
+// arrives keeps it.
+func TestRuleDonateNeedsTwo(t *testing.T) {
+	s, w := tinySim(t, "sched.wake_pull=true", "machine.platform=kvm")
+	c := s.cpus[0]
+	first := spawn(s, w, 0, false, 5000)
+	last := spawn(s, w, 0, false, 10_000_000)
+	s.wake(first, -1, false)
+	s.wake(last, -1, false)
+	for c.cur != first {
+		s.Step()
+	}
+	if l := c.load(); l != 2 {
+		t.Fatalf("CPU 0 load %d, want 2", l)
+	}
+	// CPU 1 asks while CPU 0 still has a thread queued; the first thread's step
+	// ends before the pull IPI (2 µs under KVM) arrives.
+	s.RunUntil(c.stepEndNs - 500)
+	s.enterIdle(s.cpus[1])
+	lastOf(t, s, DecPullRequest, -1)
+	s.RunUntil(s.now + 50_000)
+	d := lastOf(t, s, DecDonateNone, -1)
+	if d.CPU != 0 || !strings.Contains(d.Reason, "fewer than 2") {
+		t.Errorf("victim decision on CPU %d: %q, want CPU 0 keeping its last thread", d.CPU, d.Reason)
+	}
+	if last.cpu != 0 || s.m.live.IPIs[IPIDonate] != 0 {
+		t.Errorf("the last thread is on CPU %d after %d donations, want it kept on CPU 0", last.cpu, s.m.live.IPIs[IPIDonate])
+	}
+}
