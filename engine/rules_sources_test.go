@@ -86,7 +86,7 @@ func TestRuleWakersUnpinned(t *testing.T) {
 				s.rqInsert(c, x)
 				s.rqInsert(c, s.newThread("pinned", RoleKernel, c.id, true))
 				from := c.id
-				s.loadBalance(c)
+				s.loadBalance(c, &kernelThread{kind: kernelBalancer})
 				if x.cpu == from || x.state != ThreadIncoming {
 					t.Errorf("%s was not pushed off CPU %d (now %s on CPU %d)", x.name, from, x.state, x.cpu)
 				}
@@ -349,5 +349,80 @@ func TestRuleDonateNeedsTwo(t *testing.T) {
 	}
 	if last.cpu != 0 || s.m.live.IPIs[IPIDonate] != 0 {
 		t.Errorf("the last thread is on CPU %d after %d donations, want it kept on CPU 0", last.cpu, s.m.live.IPIs[IPIDonate])
+	}
+}
+
+// TestRuleBalancerDrain: a drain pass (pull request 1464) keeps pushing the
+// migratable tail to the least loaded CPU by effective load (load plus what the
+// pass sent it), first of equals, until that CPU's effective load is not below
+// this CPU's load minus one, and moves at most 8 threads per CPU in one pass; a
+// stock pass pushes one.
+func TestRuleBalancerDrain(t *testing.T) {
+	for _, tc := range []struct {
+		desc     string
+		balancer string
+		queued   int
+		targets  []int32 // CPU 0's pushes in its first pass, in order
+	}{
+		{"stock: one push", "stock", 6, []int32{1}},
+		// CPU 0's load is 8 while its balancer runs (the hog it preempted, 6
+		// queued, the idle thread); 6 pushes bring it to 2, where CPU 1's
+		// effective 2 is not below 1. Without the pending counts all six would
+		// go to CPU 1, whose load does not count its incoming list.
+		{"drain: spread by effective load", "drain", 6, []int32{1, 2, 3, 1, 2, 3}},
+		{"drain: the per-pass bound", "drain", 100, nil},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			s, w := tinySim(t, "machine.vcpus=4", "sched.balance_interval_ms=10", "sched.balancer="+tc.balancer)
+			// Every thread has run before (far more than the hysteresis), so the
+			// balancer, which has not, runs as soon as its timer fires.
+			hog := spawn(s, w, 0, true, 1_000_000_000)
+			hog.vr = 1e12
+			s.wake(hog, -1, false)
+			for i := range tc.queued {
+				x := spawn(s, w, 0, false, 1_000_000_000)
+				x.vr = 2e12 + float64(i)*1e9
+				s.wake(x, -1, false)
+			}
+			s.RunUntil(10_200_000) // CPU 0's first pass (10 ms), not yet the others'
+			var got []int32
+			for _, d := range s.Decisions(nil) {
+				if d.Kind == DecBalancePush && d.CPU == 0 {
+					got = append(got, d.Target)
+				}
+			}
+			if tc.targets == nil {
+				if len(got) != 8*4 {
+					t.Errorf("%d pushes in one pass, want the bound 8 x 4 CPUs", len(got))
+				}
+				return
+			}
+			if !slices.Equal(got, tc.targets) {
+				t.Errorf("pushes to %v, want %v", got, tc.targets)
+			}
+			if hog.cpu != 0 {
+				t.Errorf("the pinned thread moved to CPU %d", hog.cpu)
+			}
+		})
+	}
+}
+
+// TestBalancerKnobsDecodeStrictly: the balancer's new knobs reject values
+// outside their schema, naming the field.
+func TestBalancerKnobsDecodeStrictly(t *testing.T) {
+	for _, tc := range []struct{ desc, set, field string }{
+		{"unknown pass", "sched.balancer=fast", "sched.balancer"},
+		{"negative bring-up", "sched.ap_bringup_us=-1", "sched.ap_bringup_us"},
+		{"bring-up beyond the range", "sched.ap_bringup_us=100001", "sched.ap_bringup_us"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			_, err := DecodeScenario([]byte(`{"version":1}`), tc.set)
+			if err == nil || !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("%s: error %v, want one naming %s", tc.set, err, tc.field)
+			}
+		})
+	}
+	if _, err := DecodeScenario([]byte(`{"version":1,"sched":{"balancer":"Drain"}}`)); err == nil || !strings.Contains(err.Error(), "sched.balancer") {
+		t.Errorf("a scenario file with balancer \"Drain\": error %v, want one naming sched.balancer", err)
 	}
 }

@@ -127,6 +127,10 @@ type Sched struct {
 	IdleSpin IdleSpin `json:"idle_spin"`
 	// BalanceIntervalMs is the push load balancer's period; 0 disables it.
 	BalanceIntervalMs int64 `json:"balance_interval_ms"`
+	// Balancer is what one load_balance pass does: "stock" (OSv master: push at
+	// most one thread) or "drain" (OSv pull request 1464: keep pushing until this
+	// CPU is no longer more loaded than the least loaded by more than one).
+	Balancer string `json:"balancer"`
 	// APBringupUs is how long an application processor takes from its start IPIs
 	// (smp_launch) to ap_bringup(), where its load_balance thread starts; the boot
 	// CPU's starts in smp_launch itself.
@@ -297,6 +301,7 @@ func DefaultScenario() Scenario {
 			WakeSync:          "new",
 			IdleSpin:          IdleSpin{Adaptive: false, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
 			BalanceIntervalMs: 100,
+			Balancer:          "stock",
 			APBringupUs:       360,
 			DecayTauMs:        200,
 			HysteresisUs:      5000,
