@@ -16,6 +16,7 @@ package engine
 // choosing the least loaded CPU by effective load (load plus the threads this pass
 // already sent it), until that test fails, nothing migratable is left, or the
 // pass has moved 8 threads per CPU.
+
 // kernelKind is which per-CPU kernel thread a kernel thread is.
 type kernelKind uint8
 
