@@ -4,12 +4,18 @@ package engine
 // sources (timers, device and housekeeping interrupts).
 //
 // load_balance (docs/mechanisms.md, Baseline; OSv's cpu::load_balance()): a pinned
-// thread per CPU, started at boot (smp_launch), that sleeps BalanceIntervalMs from
-// the end of each pass and then competes like any woken thread, so the load it sees
-// counts the thread it preempted. If the least loaded CPU (std::min_element: the
-// first with the smallest load, ties to the lowest id) has a load below this CPU's
-// load minus one, it pushes one migratable thread (the runqueue's tail) there: at
-// most one migration per CPU per interval, judged on an instantaneous sample.
+// thread per CPU that sleeps BalanceIntervalMs from the end of each pass and then
+// competes like any woken thread, so the load it sees counts the thread it
+// preempted. The balancers do not start together: the boot CPU's is started by
+// smp_launch(), each other CPU's by ap_bringup() once that CPU is up
+// (arch/x64/smp.cc; balancerStartNs). A stock pass: if the least loaded CPU
+// (std::min_element: the first with the smallest load, ties to the lowest id) has a
+// load below this CPU's load minus one, push one migratable thread (the runqueue's
+// tail) there: at most one migration per CPU per interval, judged on an
+// instantaneous sample. A drain pass (OSv pull request 1464) repeats the push,
+// choosing the least loaded CPU by effective load (load plus the threads this pass
+// already sent it), until that test fails, nothing migratable is left, or the
+// pass has moved 8 threads per CPU.
 
 // kernelKind is which per-CPU kernel thread a kernel thread is.
 type kernelKind uint8
@@ -24,6 +30,9 @@ const (
 type kernelThread struct {
 	kind   kernelKind
 	inPass bool // its step is under way (the balancer's pass, the housekeeping work)
+	// pending counts, by CPU, the threads a drain pass has pushed there: they sit
+	// in that CPU's incoming list, which its load does not count yet.
+	pending []int
 }
 
 // newKernelThread creates a pinned kernel thread of kind on c.
@@ -47,15 +56,33 @@ func (s *Sim) startKernelThreads() {
 	for _, c := range s.cpus {
 		if interval > 0 {
 			t := s.newKernelThread(c, kernelBalancer)
-			// All balancers start at boot (smp_launch) and re-arm after each
-			// pass, so they fire nearly in lockstep.
-			s.at(interval, evTimer, c.id, t.id, 0)
+			if s.sc.Sched.Balancer == "drain" {
+				s.kthreads[t.local].pending = make([]int, len(s.cpus))
+			}
+			// load_balance's first tmr.set(now + interval) is made when the
+			// thread starts; it re-arms after each pass.
+			s.at(s.balancerStartNs(c.id)+interval, evTimer, c.id, t.id, 0)
 		}
 		if rate > 0 {
 			t := s.newKernelThread(c, kernelHousekeeping)
 			s.at(s.drawExp(1e9/rate)+1, evTimer, c.id, t.id, 0)
 		}
 	}
+}
+
+// balancerStartNs is when CPU id's load_balance thread starts, time 0 being
+// smp_launch() (arch/x64/smp.cc). The boot CPU (0) starts its own balancer there,
+// before any other CPU is started; a new thread that has run nothing wins the
+// boot CPU at once, so it starts at 0. smp_launch then starts the other CPUs one
+// after another, each with three ICR writes (INIT, SIPI, SIPI: IPISendNs each;
+// the loop's two thread constructions are not priced), without waiting for any of
+// them; each runs load_balance() from ap_bringup() once it is up, APBringupUs
+// after its start IPIs.
+func (s *Sim) balancerStartNs(id int) int64 {
+	if id == 0 {
+		return 0
+	}
+	return int64(id)*3*s.sc.Machine.Costs.IPISendNs + s.sc.Sched.APBringupUs*1000
 }
 
 // timerFire raises the timer interrupt of kernel thread t and re-arms it.
@@ -82,7 +109,7 @@ func (s *Sim) kernelNext(t *thread) (int64, bool) {
 	}
 	k.inPass = false
 	if k.kind == kernelBalancer {
-		s.loadBalance(s.cpus[t.cpu])
+		s.loadBalance(s.cpus[t.cpu], k)
 		// tmr.set(now + 100_ms) at the top of load_balance's loop: the period
 		// counts from the end of a pass, so balancers drift by their wake latency.
 		s.at(s.now+s.sc.Sched.BalanceIntervalMs*1e6, evTimer, t.cpu, t.id, 0)
@@ -90,10 +117,14 @@ func (s *Sim) kernelNext(t *thread) (int64, bool) {
 	return 0, true
 }
 
-// loadBalance is one pass of cpu::load_balance() on c (its balancer thread is
+// loadBalance is one pass of cpu::load_balance() on c (its balancer thread k is
 // running). c.load() counts the threads queued, plus one for the idle thread that
 // sits in OSv's runqueue while the balancer runs: OSv's runqueue.size().
-func (s *Sim) loadBalance(c *cpu) {
+func (s *Sim) loadBalance(c *cpu, k *kernelThread) {
+	if k.pending != nil {
+		s.loadBalanceDrain(c, k.pending)
+		return
+	}
 	mine := c.load()
 	least := s.cpus[0]
 	for _, o := range s.cpus[1:] {
@@ -108,9 +139,51 @@ func (s *Sim) loadBalance(c *cpu) {
 	if t == nil {
 		return
 	}
+	s.balancePush(c, least, t, "load_balance: least loaded CPU is below this load minus one", mine)
+}
+
+// loadBalanceDrain is one pass of pull request 1464's cpu::load_balance(): while
+// fewer than 8 threads per CPU have moved, take the least loaded CPU by
+// effective load (load() plus pending[cpu], the threads this pass queued there;
+// std::min_element, so the first of equals); stop if that is this CPU or its
+// effective load is not below this CPU's load minus one (the load difference is
+// the terminator), or if the runqueue has no migratable thread; else push the
+// migratable tail there, as the stock pass does.
+func (s *Sim) loadBalanceDrain(c *cpu, pending []int) {
+	clear(pending)
+	bound := 8 * len(s.cpus) // max_migrations_per_pass = cpus.size() * 8
+	for moved := range bound {
+		least := s.cpus[0]
+		for _, o := range s.cpus[1:] {
+			if o.load()+pending[o.id] < least.load()+pending[least.id] {
+				least = o
+			}
+		}
+		mine := c.load()
+		if least == c || least.load()+pending[least.id] >= mine-1 {
+			return
+		}
+		t := c.rqTailMigratable()
+		if t == nil {
+			return
+		}
+		if moved > 0 {
+			// Each further round is another min_element and migration: one more
+			// balance_pass_ns, owed by this CPU after the pass.
+			c.debtNs += s.sc.Machine.Costs.BalancePassNs
+		}
+		s.balancePush(c, least, t, "load_balance (drain): least effective load is below this load minus one", mine)
+		pending[least.id]++
+	}
+}
+
+// balancePush moves queued thread t from c to least with load_balance's
+// bookkeeping: onto least's incoming list, then send_wakeup_ipi() (no test of
+// the incoming mask).
+func (s *Sim) balancePush(c, least *cpu, t *thread, reason string, mine int) {
 	s.rqRemove(c, t)
 	s.migrateCount(t, c.id, least.id)
-	s.decide(DecBalancePush, c.id, least.id, t.id, "load_balance: least loaded CPU is below this load minus one", int64(mine))
+	s.decide(DecBalancePush, c.id, least.id, t.id, reason, int64(mine))
 	s.enqueueRemote(least, t, c.id, remoteBalance)
 }
 

@@ -60,6 +60,10 @@ type cpu struct {
 	// incoming holds threads woken or donated by other CPUs; they move into rq at the
 	// next reschedule point (OSv's incoming_wakeups).
 	incoming []*thread
+	// needResched is OSv's need_reschedule: a wake on this CPU's own thread or
+	// interrupt queued the first wake on its incoming list; the next reschedule
+	// point drains it (reschedule_from_interrupt clears the flag first).
+	needResched bool
 	// wakePending: a wakeup IPI is on its way here. The linux and scx_simple
 	// policies send none while one is; OSv's third condition is instead whether
 	// wakes already wait in the incoming list.
@@ -176,8 +180,10 @@ func (c *cpu) rqTailMigratable() *thread {
 	return nil
 }
 
-// drainIncoming moves c's incoming threads into its runqueue.
+// drainIncoming moves c's incoming threads into its runqueue
+// (handle_incoming_wakeups, which every reschedule runs first).
 func (s *Sim) drainIncoming(c *cpu) {
+	c.needResched = false
 	for _, t := range c.incoming {
 		s.rqInsert(c, t)
 	}
@@ -301,6 +307,13 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 		}
 		t.remainingNs = dur
 		t.hasStep = true
+		if c.needResched {
+			// The program just run woke a thread on this CPU: need_reschedule makes
+			// the waker's preempt_enable() reschedule at once. The preemption
+			// timer runStep arms then lets the wakee preempt if its runtime is
+			// lower.
+			s.drainIncoming(c)
+		}
 	}
 	s.runStep(c, overhead)
 }

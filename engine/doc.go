@@ -33,21 +33,31 @@
 //
 // Baseline (cpu.go, wake.go, balance.go, idle.go), OSv's core/sched.cc: threads run
 // in decayed-runtime order with a 5 ms hysteresis and a preemption timer; a woken
-// thread goes to its home CPU; a remote wake sends an IPI only if the target's
-// incoming list was empty, it is not spinning, and its load is at most 1 (three
-// suppression conditions, each recorded as a decision); the load_balance threads
-// start together at boot and push one migratable thread per 100 ms to the first
-// least-loaded CPU. Why one waker fanning out to many workers collapses onto few
-// CPUs, and what the model finds of it, is in docs/model-notes.md.
+// thread goes to its home CPU, through that CPU's incoming list even when the waker
+// runs there; a remote wake sends an IPI only if the target's incoming list was
+// empty, it is not spinning, and its load is at most 1 (three suppression
+// conditions, each recorded as a decision); a load_balance thread per CPU, started
+// as OSv brings that CPU up (smp_launch, ap_bringup), pushes one migratable thread
+// per 100 ms to the first least-loaded CPU. Only the per-CPU kernel threads are
+// pinned: the workloads' wakers (virtio-net's RX thread, whose interrupt follows it,
+// the spawner, the log-commit thread) move like any thread (workload.go). Why one
+// waker fanning out to many workers collapses onto few CPUs, and what the model
+// finds of it, is in docs/model-notes.md.
 //
 // Idle pull (idlepull.go), OSv pull request 1472: an idle CPU claims the busiest
-// CPU's single request slot and asks it by IPI to donate its migratable tail.
-// Rejected alternative: waiting for the balancer (one migration per 100 ms, judged on
-// a sample that rarely sees a queue). Invariant: a victim has at most one
-// outstanding request, so the pull IPI rate is bounded by idle CPUs, not the wake
-// rate.
+// CPU's single request slot and asks it by IPI to donate its migratable tail, which
+// it does while its runqueue holds at least 2. Rejected alternative: waiting for the
+// balancer (one migration per 100 ms, judged on a sample that rarely sees a queue).
+// Invariant: a victim has at most one outstanding request, so the pull IPI rate is
+// bounded by idle CPUs, not the wake rate.
 //
-// Adaptive idle spin (idle.go): each CPU's spin window snaps to the cap on a wake
+// The faster balancer (balance.go, sched.balancer=drain), OSv pull request 1464: a
+// pass keeps pushing its migratable tail to the least loaded CPU by effective load
+// (load plus this pass's arrivals) until the load difference is at most one, at
+// most 8 threads per CPU in one pass; its period is 10 ms (balance_interval_ms).
+//
+// Adaptive idle spin (idle.go; OSv pull request 1511, over the fixed count that
+// pull request 1476 made tunable): each CPU's spin window snaps to the cap on a wake
 // caught while spinning and halves toward the floor after K consecutive halts (the
 // published, asymmetric rule); the symmetric alternative its author measured
 // doubles it on a caught wake and halves it on every halt. Invariant: floor <=

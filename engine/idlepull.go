@@ -8,8 +8,10 @@ package engine
 // queue. Rule: a CPU entering its idle loop with an empty runqueue finds the CPU with
 // the largest load (at least 2), claims that victim's single request slot
 // (pull_donate_to, compare-and-swap from empty) and sends it a pull IPI. The victim,
-// in its interrupt handler, clears the slot and donates its runqueue's migratable
-// tail to the puller, then sends the puller a wakeup IPI unconditionally.
+// in its interrupt handler, clears the slot and, unless its runqueue now holds
+// fewer than 2 (it keeps its last runnable thread), donates its runqueue's
+// migratable tail to the puller, then sends the puller a wakeup IPI
+// unconditionally.
 //
 // Invariants: a victim has at most one outstanding pull request (its slot); only
 // idle CPUs ask, so the pull IPI rate is bounded by the idle CPUs, not the wake rate.
@@ -50,11 +52,17 @@ const pullMinDepth = 2
 
 // servePull is cpu::donate_to_puller, run in the victim's pull-IPI handler before
 // the interrupt's exit drains the incoming list: only threads already in the
-// runqueue can be donated, the migratable tail first.
+// runqueue can be donated, the migratable tail first, and only while the
+// runqueue holds at least wake_pull_min_depth (runqueue.size(), OSv's load with
+// the idle thread: a victim running its last runnable thread keeps it).
 func (osvPolicy) servePull(s *Sim, c *cpu) {
 	puller := c.pullSlot
 	c.pullSlot = -1
 	if puller < 0 {
+		return
+	}
+	if l := c.load(); l < pullMinDepth {
+		s.decide(DecDonateNone, c.id, puller, -1, "its runqueue holds fewer than 2 (no queued work beyond the running thread)", int64(l))
 		return
 	}
 	t := c.rqTailMigratable()

@@ -49,6 +49,10 @@ type placement struct {
 	cpu    int    // the CPU whose runqueue gets the thread
 	shared bool   // the policy's shared queue instead of a CPU's
 	reason string // constant phrase for the decision record
+	// viaIncoming: a wake on the waker's own CPU goes through that CPU's
+	// incoming list too (OSv's wake_impl), rather than straight into its
+	// runqueue (Linux's local enqueue, scx's local queue).
+	viaIncoming bool
 }
 
 func newPolicy(s *Sim) policy {
@@ -69,11 +73,10 @@ type osvPolicy struct{}
 
 // placeWake: a woken thread always goes to its home CPU (the CPU it last ran on);
 // it is never re-placed at wake time.
+// Every wake goes through the target's incoming list, the waker's own CPU's too
+// (thread::wake_impl).
 func (osvPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
-	if t.cpu == from {
-		return placement{cpu: t.cpu, reason: "woken on its home CPU, the waker's own"}
-	}
-	return placement{cpu: t.cpu, reason: "woken on its home CPU (OSv never re-places a wakee)"}
+	return placement{cpu: t.cpu, reason: "woken on its home CPU (OSv never re-places a wakee)", viaIncoming: true}
 }
 
 // wakeIPI: OSv's three suppression conditions, in the order wake_impl and

@@ -128,6 +128,14 @@ type Sched struct {
 	IdleSpin IdleSpin `json:"idle_spin"`
 	// BalanceIntervalMs is the push load balancer's period; 0 disables it.
 	BalanceIntervalMs int64 `json:"balance_interval_ms"`
+	// Balancer is what one load_balance pass does: "stock" (OSv master: push at
+	// most one thread) or "drain" (OSv pull request 1464: keep pushing until this
+	// CPU is no longer more loaded than the least loaded by more than one).
+	Balancer string `json:"balancer"`
+	// APBringupUs is how long an application processor takes from its start IPIs
+	// (smp_launch) to ap_bringup(), where its load_balance thread starts; the boot
+	// CPU's starts in smp_launch itself.
+	APBringupUs int64 `json:"ap_bringup_us"`
 	// DecayTauMs is the time constant of the decayed runtime that orders runqueues.
 	DecayTauMs int64 `json:"decay_tau_ms"`
 	// HysteresisUs is credited to the running thread when a wakee asks to preempt it.
@@ -179,10 +187,11 @@ type Workload struct {
 	// Clients is the closed-loop concurrency: client connections (each served by its
 	// own backend thread) for request_server, writer threads for commit.
 	Clients int `json:"clients"`
-	// WakerCPU pins the RX (request_server) or log-commit (commit) waker thread.
+	// WakerCPU is where the waker starts: the RX thread (request_server) or the
+	// log-commit thread (commit). Neither is pinned, as in OSv.
 	WakerCPU int `json:"waker_cpu"`
-	// SpawnCPU is where the spawner thread creates the worker threads, which start
-	// with it as their home CPU.
+	// SpawnCPU is where the spawner thread (not pinned) starts; it creates the
+	// worker threads on the CPU it is on, which becomes their home CPU.
 	SpawnCPU int `json:"spawn_cpu"`
 	// ConnectIntervalUs staggers client starts: 0 connects all at once.
 	ConnectIntervalUs int64 `json:"connect_interval_us"`
@@ -196,7 +205,7 @@ type Workload struct {
 	// NetworkRTTUs is the client <-> guest round trip outside the guest.
 	NetworkRTTUs int64 `json:"network_rtt_us"`
 	// RxCostNs is the RX thread's CPU time per request packet (before it wakes a
-	// backend); the NIC interrupt itself costs IRQHandleNs on WakerCPU.
+	// backend); the NIC interrupt itself costs IRQHandleNs on the CPU it lands on.
 	RxCostNs int64 `json:"rx_cost_ns"`
 	// RxPriority is the RX thread's OSv priority, the factor its run time is
 	// charged at: 1 is an ordinary thread; virtio-net's RX thread has
@@ -221,8 +230,8 @@ type Workload struct {
 	// SpawnUs is the spawner's CPU time to create a backend (fork) and, again,
 	// the new backend's start-up before it serves its client.
 	SpawnUs int64 `json:"spawn_us"`
-	// CommitCPU pins the log-commit thread of request_server; -1 leaves it unpinned
-	// on SpawnCPU.
+	// CommitCPU is where the log-commit thread of request_server starts (it is
+	// not pinned); -1 starts it on SpawnCPU.
 	CommitCPU int `json:"commit_cpu"`
 	// Broadcast is how a commit batch wakes its waiters: "chain" (OSv's condvar
 	// wake_all, each wakee wakes the next) or "fanout" (the committer wakes all).
@@ -322,6 +331,8 @@ func DefaultScenario() Scenario {
 			WakeSync:          "new",
 			IdleSpin:          IdleSpin{Adaptive: false, Rule: SpinAsymmetric, Cap: 10_000, Floor: 256, HaltsBeforeShrink: 4},
 			BalanceIntervalMs: 100,
+			Balancer:          "stock",
+			APBringupUs:       360,
 			DecayTauMs:        200,
 			HysteresisUs:      5000,
 			SwitchPenaltyUs:   10,

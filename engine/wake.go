@@ -4,11 +4,16 @@ package engine
 // thread::wake_impl(), cpu::send_wakeup_ipi() and arch/x64/exceptions.cc's
 // interrupt()).
 //
-// A woken thread goes where the policy places it (OSv: its home CPU). A wake for
-// another CPU goes on that CPU's incoming list and sends a wakeup IPI only if no wake
-// was already waiting there, the target is not spinning in its idle loop, and its
-// load is at most 1 (the three suppression conditions); otherwise the target finds
-// the thread at its next reschedule point or while it spins.
+// A woken thread goes where the policy places it (OSv: its home CPU). Under OSv
+// every wake goes on the target's incoming list, the waker's own CPU included
+// (wake_impl pushes to incoming_wakeups and sets the waker's bit of the mask). A
+// wake for another CPU sends a wakeup IPI only if no wake was already waiting
+// there, the target is not spinning in its idle loop, and its load is at most 1
+// (the three suppression conditions); otherwise the target finds the thread at its
+// next reschedule point or while it spins. A wake on the waker's own CPU sends no
+// IPI: if it is the first wake waiting there it sets need_reschedule, and the
+// waker's CPU reschedules at once (preempt_enable(), or the interrupt's exit);
+// until then it counts as a wake already pending for other CPUs' wakes.
 //
 // Invariant: a thread is in exactly one place: blocked, on one CPU's incoming list,
 // in one runqueue, or running on one CPU.
@@ -50,14 +55,44 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 	t.cpu = p.cpu
 	s.vis.add(VisEvent{AtNs: s.now, Kind: VisWake, CPU: int32(p.cpu), Other: int32(from), Thread: int32(t.id)})
 	tc := s.cpus[p.cpu]
-	s.decide(DecWakePlace, max(from, 0), p.cpu, t.id, p.reason, 0)
-	if p.cpu == from {
-		// The waker's step end (or its interrupt's exit) is a reschedule point, where
-		// the wakee may preempt: no IPI is needed.
-		s.rqInsert(tc, t)
+	if p.cpu == from && (tc.cur != nil || tc.state == CPUIRQ) {
+		// The waker runs on the wakee's CPU (a thread, or an interrupt handler):
+		// no IPI is needed.
+		if !p.viaIncoming {
+			// The waker's step end (or its interrupt's exit) is a reschedule
+			// point, where the wakee may preempt.
+			s.decide(DecWakePlace, from, p.cpu, t.id, p.reason, 0)
+			s.rqInsert(tc, t)
+			return
+		}
+		s.wakeOwnCPU(tc, t)
 		return
 	}
+	// A wake "from" a CPU that runs nothing cannot be that CPU's (only a test
+	// makes one): it is treated as a wake from elsewhere.
+	s.decide(DecWakePlace, max(from, 0), p.cpu, t.id, p.reason, 0)
 	s.enqueueRemote(tc, t, from, remoteWake)
+}
+
+// wakeOwnCPU is wake_impl for a wakee homed on the waker's CPU c: it goes on c's
+// incoming list like any wake. If it is the first wake waiting there (the first
+// to set a bit of incoming_wakeups_mask), need_reschedule is set; c reschedules
+// at the waker's next preemption point, which in the engine is right after the
+// wake (the step's end, the interrupt's exit, or the switch-in that ran the
+// waker's program). Until then, a wake from another CPU finds a wake already
+// pending here and sends no IPI.
+func (s *Sim) wakeOwnCPU(c *cpu, t *thread) {
+	reason := "woken on its home CPU, the waker's own: queued on its incoming list, need_reschedule set"
+	if len(c.incoming) > 0 {
+		reason = "woken on its home CPU, the waker's own, behind wakes already pending there (need_reschedule not set)"
+	} else {
+		c.needResched = true
+	}
+	s.decide(DecWakePlace, c.id, c.id, t.id, reason, 0)
+	t.state = ThreadIncoming
+	t.cpu = c.id
+	c.incoming = append(c.incoming, t)
+	s.m.queueChanged(s, c)
 }
 
 // remoteKind is how a thread reaches another CPU's incoming list; each path

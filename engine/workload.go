@@ -1,21 +1,29 @@
 package engine
 
+import "slices"
+
 // Workloads: the threads and what each does at the end of every step.
 //
 // request_server models a database server behind a single-queue NIC: one RX thread
-// on workload.waker_cpu wakes the backend of each request. It is virtio-net's RX
-// thread (drivers/virtio-net.cc): priority_infinity (workload.rx_priority), so it
-// runs whenever it is runnable, and it stays on its CPU (its MSI-X interrupt
-// follows it, and it is never queued long enough to be taken); backends are
-// created by one spawner thread pinned to workload.spawn_cpu (a new thread starts on
-// its creator's CPU); N closed-loop clients send a request, wait for the response,
-// and send the next, with a network round trip outside the guest. Optionally each
-// request ends with a durable commit through a log-commit thread.
+// wakes the backend of each request. It is virtio-net's RX thread
+// (drivers/virtio-net.cc, net::net()): priority_infinity (workload.rx_priority), so
+// it runs whenever it is runnable. It is not pinned (the rxq constructor only
+// names it): it starts on workload.waker_cpu, and the balancer or idle pull may
+// move it like any thread. The NIC's MSI-X vector follows it: the interrupt is
+// raised where the vector points, and its handler (drivers/msi.cc,
+// set_affinity_and_wake()) points the vector at the RX thread's CPU of the moment
+// before waking it. Backends are created by one spawner thread (the application's
+// main thread, core/app.cc: not pinned) that starts on workload.spawn_cpu; a new
+// thread starts on its creator's CPU (thread::start()). N closed-loop clients send
+// a request, wait for the response, and send the next, with a network round trip
+// outside the guest. Optionally each request ends with a durable commit through a
+// log-commit thread (a ZFS taskq thread, bsd/porting/kthread.cc kthread_add(): not
+// pinned either) whose storage interrupt follows it the same way.
 //
 // commit models a durable-write benchmark: N writers each do some work, then wait
 // for a log-commit thread that batches all waiting writers into one device write and
 // wakes them as a serial chain (OSv's condvar wake_all hands waiters to the mutex one
-// at a time) or a fan-out.
+// at a time, grouped by CPU) or a fan-out.
 //
 // idle has only the per-CPU kernel threads (balancers, housekeeping wake sources).
 
@@ -56,7 +64,8 @@ const (
 
 // commitLog is the log-commit thread and its batch state, shared by both workloads.
 // A chain broadcast is OSv's condvar::wake_all() (core/condvar.cc): waiters are
-// handed the mutex one at a time, each waking the next as it passes it on.
+// handed the mutex one at a time, each waking the next as it passes it on, in
+// wake_all's order (wakeAllOrder).
 type commitLog struct {
 	thr     *thread
 	waiting []*thread // writers waiting for the next batch
@@ -65,6 +74,27 @@ type commitLog struct {
 	chain   bool
 	writing bool // a device write is in flight (the committer waits for its interrupt)
 	phase   commitPhase
+	vec     msixVector // the storage device's completion interrupt
+	// wakeAllOrder's scratch: the batch in hand-off order, and per-CPU counts.
+	ordered  []*thread
+	cpuCount []int
+	cpuSeen  []int
+}
+
+// msixVector is a device's MSI-X vector bound to a service thread with
+// interrupt_manager::easy_register (drivers/msi.cc). setup_entry() first points
+// it at APIC id 0 (vCPU 0); from then on each interrupt's handler,
+// set_affinity_and_wake(), points it at the thread's current CPU before waking
+// the thread, so the next interrupt lands there.
+type msixVector struct{ cpu int }
+
+// raise delivers the vector's interrupt, whose handler wakes t.
+func (v *msixVector) raise(s *Sim, t *thread) {
+	c := s.cpus[v.cpu]
+	// t is blocked until the handler runs, and nothing moves a blocked thread, so
+	// its CPU is the one the handler will read.
+	v.cpu = t.cpu
+	s.raiseIRQ(c, t, irqDevice)
 }
 
 // commitPhase is where the log-commit thread is in its program.
@@ -76,10 +106,44 @@ const (
 	commitWake                      // the write is durable: wake the batch
 )
 
-func newCommitLog(s *Sim, cpuID int, pinned bool) *commitLog {
-	l := &commitLog{chain: s.sc.Workload.Broadcast == "chain"}
-	l.thr = s.newThread("log-commit", RoleWaker, cpuID, pinned)
+// newCommitLog creates the log-commit thread, started on cpuID and not pinned.
+func newCommitLog(s *Sim, cpuID int) *commitLog {
+	n := s.sc.Machine.VCPUs
+	l := &commitLog{chain: s.sc.Workload.Broadcast == "chain", cpuCount: make([]int, n), cpuSeen: make([]int, 0, n)}
+	l.thr = s.newThread("log-commit", RoleWaker, cpuID, false)
 	return l
+}
+
+// wakeAllOrder puts l.batch (the waiters in arrival order) in condvar::wake_all's
+// order: the oldest waiter, then every other waiter homed on its CPU, in arrival
+// order, then the oldest of the rest and its CPU's waiters, and so on ("queue all
+// the threads that will likely wake on the same CPU one after another, as
+// same-CPU wakeup is faster"). A waiter's CPU is its home, tcpu().
+func (l *commitLog) wakeAllOrder() {
+	seen := l.cpuSeen[:0]
+	for _, w := range l.batch {
+		if l.cpuCount[w.cpu] == 0 {
+			seen = append(seen, w.cpu)
+		}
+		l.cpuCount[w.cpu]++
+	}
+	pos := 0
+	for _, c := range seen {
+		n := l.cpuCount[c]
+		l.cpuCount[c] = pos // from here on: the next slot of CPU c's group
+		pos += n
+	}
+	out := slices.Grow(l.ordered[:0], len(l.batch))[:len(l.batch)]
+	for _, w := range l.batch {
+		out[l.cpuCount[w.cpu]] = w
+		l.cpuCount[w.cpu]++
+	}
+	for _, c := range seen {
+		l.cpuCount[c] = 0
+	}
+	l.cpuSeen = seen
+	clear(l.batch)
+	l.batch, l.ordered = out, l.batch[:0]
 }
 
 // request adds writer t to the next batch and wakes the committer.
@@ -107,6 +171,7 @@ func (l *commitLog) committerNext(s *Sim, t *thread) (int64, bool) {
 		return 0, true
 	default: // commitWake
 		l.phase = commitLook
+		l.wakeAllOrder()
 		if l.chain {
 			for i, w := range l.batch {
 				if i+1 < len(l.batch) {
@@ -138,7 +203,7 @@ func (l *commitLog) wokenByCommit(s *Sim, t *thread) {
 
 func (l *commitLog) deviceDone(s *Sim) {
 	l.writing = false
-	s.raiseIRQ(s.cpus[l.thr.cpu], l.thr, irqDevice)
+	l.vec.raise(s, l.thr)
 }
 
 func (l *commitLog) sizeNext(n int) {
@@ -161,6 +226,7 @@ type requestServer struct {
 	ready    []int   // connected clients held back until all are (StartTogether)
 	stmt     []int   // by client: statements of the current transaction answered so far
 	rxBatch  []int   // clients whose packets the RX thread's current poll handles
+	nicVec   msixVector
 }
 
 func newRequestServer(s *Sim) *requestServer {
@@ -174,15 +240,15 @@ func newRequestServer(s *Sim) *requestServer {
 	}
 	r.rxq.init(w.Clients)
 	r.spawnq.init(w.Clients)
-	r.rx = s.newThread("rx", RoleWaker, w.WakerCPU, true)
+	r.rx = s.newThread("rx", RoleWaker, w.WakerCPU, false)
 	r.rx.prio = w.RxPriority
-	r.spawner = s.newThread("spawner", RoleSpawner, max(w.SpawnCPU, 0), true)
+	r.spawner = s.newThread("spawner", RoleSpawner, max(w.SpawnCPU, 0), false)
 	if w.CommitDeviceUs > 0 {
-		cpuID, pinned := w.CommitCPU, true
+		cpuID := w.CommitCPU
 		if cpuID < 0 {
-			cpuID, pinned = max(w.SpawnCPU, 0), false
+			cpuID = max(w.SpawnCPU, 0)
 		}
-		r.log = newCommitLog(s, cpuID, pinned)
+		r.log = newCommitLog(s, cpuID)
 	}
 	for i := range w.Clients {
 		s.at(int64(i)*w.ConnectIntervalUs*1000, evConnect, 0, i, 0)
@@ -200,7 +266,7 @@ func (r *requestServer) event(s *Sim, e event) {
 		r.rxq.push(int(e.arg))
 		if r.rx.state == ThreadBlocked {
 			// NAPI: the NIC interrupts only while the RX thread is not polling.
-			s.raiseIRQ(s.cpus[w.WakerCPU], r.rx, irqDevice)
+			r.nicVec.raise(s, r.rx)
 		}
 	case evResponse:
 		c := int(e.arg)
@@ -325,7 +391,7 @@ type commitWorkload struct {
 func newCommitWorkload(s *Sim) *commitWorkload {
 	w := &s.sc.Workload
 	cw := &commitWorkload{startAt: make([]int64, w.Clients), pc: make([]backendPC, w.Clients)}
-	cw.log = newCommitLog(s, w.WakerCPU, true)
+	cw.log = newCommitLog(s, w.WakerCPU)
 	for i := range w.Clients {
 		home := w.SpawnCPU
 		if home < 0 {
