@@ -72,7 +72,7 @@ func TestArmScenarios(t *testing.T) {
 		{desc: "an unknown knob", sc: withArms(Arm{Name: "a"}, Arm{Name: "b", Set: set("machine.vcpu=4")}),
 			wantPath: "arms.1.set.machine.vcpu", wantMsg: []string{`arm "b" sets machine.vcpu=4: unknown knob`}},
 		{desc: "a value the knob does not take", sc: withArms(Arm{Name: "maybe", Set: set("sched.wake_pull=maybe")}),
-			wantPath: "arms.0.set.sched.wake_pull", wantMsg: []string{`arm "maybe" sets sched.wake_pull=maybe: "maybe" is not a boolean`}},
+			wantPath: "arms.0.set.sched.wake_pull", wantMsg: []string{`arm "maybe" sets sched.wake_pull=maybe: "maybe" is not true or false`}},
 		{desc: "a value out of the knob's range", sc: withArms(Arm{Name: "big", Set: set("machine.vcpus=129")}),
 			wantPath: "arms.0.set.machine.vcpus", wantMsg: []string{`arm "big" sets machine.vcpus=129: 129 is above the maximum 128`}},
 		{desc: "a vCPU index above machine.vcpus", sc: withArms(Arm{Name: "far", Set: set("workload.waker_cpu=40")}),
@@ -183,4 +183,50 @@ func canonical(t *testing.T, sc Scenario) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An arm that sets the platform gets that platform's default costs wherever it
+// is resolved, from a decoded scenario (ArmScenarios, WithKnobs) or from the
+// file (DecodeScenario with the arm's overrides, as the CLI's sweep does); a
+// cost the scenario sets keeps its value.
+func TestArmPlatformBringsItsCosts(t *testing.T) {
+	for _, tc := range []struct {
+		desc, doc string
+	}{
+		{"costs left to the platform", `{"version":1,"machine":{"platform":"kvm"}}`},
+		{"one cost set by the scenario", `{"version":1,"machine":{"platform":"kvm","costs":{"halted_wake_ns":30000}}}`},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			fromFile, err := DecodeScenario([]byte(tc.doc), "machine.platform=native")
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, err := DecodeScenario([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			base.Arms = []Arm{{Name: "bare metal", Set: map[string]string{"machine.platform": "native"}}}
+			arms, err := base.ArmScenarios()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := arms[0].Scenario.Machine.Costs, fromFile.Machine.Costs; got != want {
+				t.Errorf("resolved arm's costs %+v, the file's %+v", got, want)
+			}
+			if fromFile.Machine.Costs.IPISendNs != platformCosts("native").IPISendNs {
+				t.Errorf("a default cost did not follow the platform: %+v", fromFile.Machine.Costs)
+			}
+		})
+	}
+	sc, err := DecodeScenario([]byte(`{"version":1,"machine":{"platform":"kvm","costs":{"halted_wake_ns":30000}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, err := sc.WithKnobs("machine.platform=native")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if native.Machine.Costs.HaltedWakeNs != 30000 {
+		t.Errorf("the scenario's own halted_wake_ns became %d", native.Machine.Costs.HaltedWakeNs)
+	}
 }

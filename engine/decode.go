@@ -72,12 +72,50 @@ func DecodeScenario(data []byte, sets ...string) (Scenario, error) {
 }
 
 // WithKnobs returns a copy of sc with knob overrides applied and validated.
+//
+// A knob that changes machine.platform brings the new platform's default costs
+// with it, as a document that leaves its costs out gets them (DecodeScenario):
+// every cost still at the old platform's default follows the platform, and one
+// the scenario or another knob sets keeps its value. So an arm that sets the
+// platform means the same whether it is resolved from a file or from a decoded
+// scenario.
 func (sc Scenario) WithKnobs(sets ...string) (Scenario, error) {
+	if p := platformSetBy(sets); p != "" && p != sc.Machine.Platform {
+		sc.Machine.Costs = followPlatform(sc.Machine.Costs, sc.Machine.Platform, p)
+	}
 	data, err := sc.Canonical()
 	if err != nil {
 		return Scenario{}, err
 	}
 	return DecodeScenario(data, sets...)
+}
+
+// platformSetBy is the platform the last machine.platform knob of sets names,
+// if it names a known one ("" otherwise: decoding reports a bad value).
+func platformSetBy(sets []string) string {
+	p := ""
+	for _, kv := range sets {
+		if path, v, ok := strings.Cut(kv, "="); ok && path == "machine.platform" {
+			p = v
+		}
+	}
+	if p != "native" && p != "kvm" {
+		return ""
+	}
+	return p
+}
+
+// followPlatform moves each cost of c that is at platform from's default to
+// platform to's default.
+func followPlatform(c Costs, from, to string) Costs {
+	was, now := platformCosts(from), platformCosts(to)
+	cv, wv, nv := reflect.ValueOf(&c).Elem(), reflect.ValueOf(was), reflect.ValueOf(now)
+	for i := range cv.NumField() {
+		if cv.Field(i).Equal(wv.Field(i)) {
+			cv.Field(i).Set(nv.Field(i))
+		}
+	}
+	return c
 }
 
 // Canonical is the scenario's canonical JSON: every field present, members in

@@ -160,29 +160,29 @@ func KnobValue(path, value string) (any, error) {
 		case "false", "0", "off", "no":
 			return false, nil
 		}
-		return nil, fieldErr(path, "%q is not a boolean (true/false/1/0)", value)
+		return nil, fieldErr(path, "%q is not true or false (1/0, on/off and yes/no work too)", quoteBounded(value))
 	case KindInt:
 		if path == "seed" {
 			n, err := strconv.ParseUint(value, 10, 64)
 			if err != nil {
-				return nil, fieldErr(path, "%q is not a non-negative integer", value)
+				return nil, fieldErr(path, "%q is not a whole number of 0 or more", quoteBounded(value))
 			}
 			return n, nil
 		}
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err != nil {
-			return nil, fieldErr(path, "%q is not an integer", value)
+			return nil, fieldErr(path, "%q is not a whole number", quoteBounded(value))
 		}
 		return n, nil
 	case KindFloat:
 		f, err := strconv.ParseFloat(value, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fieldErr(path, "%q is not a finite number", value)
+			return nil, fieldErr(path, "%q is not a finite number", quoteBounded(value))
 		}
 		return f, nil
 	}
 	if !slices.Contains(k.Choices, value) {
-		return nil, fieldErr(path, "%q is not one of %v", value, k.Choices)
+		return nil, fieldErr(path, "%q is not one of %v", quoteBounded(value), k.Choices)
 	}
 	return value, nil
 }
