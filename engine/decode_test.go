@@ -30,7 +30,7 @@ func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
 		{"waker off the machine", `{"version":1,"machine":{"vcpus":4},"workload":{"waker_cpu":4}}`, nil, "workload.waker_cpu", "above the maximum 3"},
 		{"floor above cap", `{"version":1,"sched":{"idle_spin":{"cap":100,"floor":200}}}`, nil, "sched.idle_spin.floor", "above the maximum 100"},
 		{"unknown knob", `{"version":1}`, []string{"machine.vcpu=8"}, "machine.vcpu", "unknown knob"},
-		{"knob not boolean", `{"version":1}`, []string{"sched.wake_pull=maybe"}, "sched.wake_pull", "not a boolean"},
+		{"knob not boolean", `{"version":1}`, []string{"sched.wake_pull=maybe"}, "sched.wake_pull", "is not true or false"},
 		{"knob without value", `{"version":1}`, []string{"sched.wake_pull"}, "sched.wake_pull", "path=value"},
 		{"knob on an object", `{"version":1}`, []string{"machine=3"}, "machine", "not a settable knob"},
 		{"malformed JSON", `{"version":1,`, nil, "", "malformed JSON: the document ends before it is complete"},
