@@ -12,10 +12,16 @@ import (
 )
 
 // ScenarioJSON is the scenario to share: the base scenario's canonical JSON, with a
-// knob comparison written as its arms so the shared link compares the same way.
+// knob comparison written as its arms so the shared link compares the same way,
+// and without arms when the page shows one run (its link preview, computed from
+// the shared scenario, then shows one run too).
 func (m *Model) ScenarioJSON() ([]byte, error) {
 	sc := m.setup.base
-	if mode := compareMode(m.view, sc); mode != urlstate.CompareOff && mode != urlstate.CompareArms && len(m.arms) == 2 {
+	mode := compareMode(m.view, sc)
+	if mode == urlstate.CompareOff {
+		sc.Arms = nil
+	}
+	if mode != urlstate.CompareOff && mode != urlstate.CompareArms && len(m.arms) == 2 {
 		sc.Arms = nil
 		for _, a := range m.arms {
 			set := map[string]string{}

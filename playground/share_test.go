@@ -1,8 +1,12 @@
 package playground
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"schedplay/engine"
+	"schedplay/playground/runner"
 )
 
 func TestEmbedCode(t *testing.T) {
@@ -27,5 +31,39 @@ func TestEmbedCode(t *testing.T) {
 				t.Errorf("%s: %s lacks %s", tc.desc, got, w)
 			}
 		}
+	}
+}
+
+// The shared scenario compares what the page compares: its arms, a knob
+// comparison written as arms, or no arms for one run (so the link preview,
+// computed from it, shows what the page showed).
+func TestSharedScenarioComparesAsThePage(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	for _, tc := range []struct {
+		desc, frag string
+		want       []string // the shared scenario's arm names
+	}{
+		{"the preset's arms", "#v=1&preset=tpcb-32vcpu", []string{"pull off", "pull on"}},
+		{"one run", "#v=1&preset=tpcb-32vcpu&compare=off", nil},
+		{"a knob comparison", "#v=1&preset=tpcb-32vcpu&compare=machine.vcpus:16,32", []string{"vCPUs 16", "vCPUs 32"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			m := New(Options{Presets: ps, Fragment: tc.frag, Runner: runner.NewLocal(func() float64 { return 0 })})
+			data, err := m.ScenarioJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := engine.DecodeScenario(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, a := range sc.Arms {
+				names = append(names, a.Name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("shared arms %q, want %q", names, tc.want)
+			}
+		})
 	}
 }
