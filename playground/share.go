@@ -5,6 +5,8 @@ package playground
 
 import (
 	"html"
+	"maps"
+	"slices"
 	"strings"
 
 	"schedplay/engine"
@@ -19,7 +21,7 @@ func (m *Model) ScenarioJSON() ([]byte, error) {
 	sc := m.setup.base
 	mode := compareMode(m.view, sc)
 	if mode == urlstate.CompareOff {
-		sc.Arms = nil
+		sc = withoutArms(sc)
 	}
 	if mode != urlstate.CompareOff && mode != urlstate.CompareArms && len(m.arms) == 2 {
 		sc.Arms = nil
@@ -34,6 +36,27 @@ func (m *Model) ScenarioJSON() ([]byte, error) {
 		}
 	}
 	return sc.Canonical()
+}
+
+// withoutArms is sc as one run: no arms, and each published point that was
+// labelled with an arm carrying that arm's settings instead, so the point still
+// belongs to the runs it was measured at (view.PublishedSet matches on settings).
+func withoutArms(sc engine.Scenario) engine.Scenario {
+	pubs := make([]engine.Published, 0, len(sc.Published))
+	for _, p := range sc.Published {
+		if p.Arm != "" {
+			i := slices.IndexFunc(sc.Arms, func(a engine.Arm) bool { return a.Name == p.Arm })
+			if i < 0 {
+				continue // a label no arm has matches no run
+			}
+			set := maps.Clone(sc.Arms[i].Set)
+			maps.Copy(set, p.Set)
+			p.Arm, p.Set = "", set
+		}
+		pubs = append(pubs, p)
+	}
+	sc.Arms, sc.Published = nil, pubs
+	return sc
 }
 
 // ShareFragment is the fragment to append to a share link: the view keys only (the

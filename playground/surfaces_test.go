@@ -95,14 +95,6 @@ func TestPageAndShareCardAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(m.arms) == 1 {
-				// A one-run view shares the preset with its arms (the fragment
-				// says compare=off), and the preview compares them; the one
-				// run is previewed from the scenario with one arm (which a
-				// preview runs as the scenario itself, as the page does, and
-				// whose name the published points are labelled with).
-				sc.Arms = sc.Arms[:1]
-			}
 			p, err := preview.Compute(sc, 1)
 			if err != nil {
 				t.Fatal(err)
