@@ -43,7 +43,7 @@ type Knob struct {
 	// Log says the range is best stepped by factors (costs, rates) rather than
 	// evenly (counts).
 	Log bool `json:"log,omitzero"`
-	// CPUIndex says the value names a vCPU (a thread pinned there): it must stay
+	// CPUIndex says the value names a vCPU (where a thread starts): it must stay
 	// below machine.vcpus, so a front end that lowers the vCPU count moves it.
 	CPUIndex bool `json:"cpu_index,omitzero"`
 	// Choices are the values of a choice knob.

@@ -108,7 +108,7 @@ func usePreset(presets []Preset, name string) (p Preset, sc engine.Scenario, ok 
 func applyKnobs(src source, knobs []urlstate.Knob) (setup, []string) {
 	var probs []string
 	for {
-		knobs = clampPinned(knobs, src.vals, false)
+		knobs = clampCPUKnobs(knobs, src.vals, false)
 		sc, err := decodeWith(src.preset.Data, knobs)
 		if err == nil {
 			return newSetup(src, sc, knobs), probs
@@ -141,8 +141,8 @@ func applyKnobs(src source, knobs []urlstate.Knob) (setup, []string) {
 }
 
 // withKnob returns the setup with one more knob override (replacing an earlier
-// value of the same knob), or the engine's error and the setup unchanged. Pinned
-// threads move onto a machine given fewer vCPUs (clampPinned).
+// value of the same knob), or the engine's error and the setup unchanged. Knobs
+// that name a vCPU follow a machine given fewer vCPUs (clampCPUKnobs).
 func (s setup) withKnob(path, value string) (setup, error) {
 	if _, err := engine.KnobValue(path, value); err != nil {
 		return s, err
@@ -153,7 +153,7 @@ func (s setup) withKnob(path, value string) (setup, error) {
 	} else {
 		knobs = append(knobs, urlstate.Knob{Path: path, Value: value})
 	}
-	knobs = clampPinned(knobs, s.vals, true)
+	knobs = clampCPUKnobs(knobs, s.vals, true)
 	sc, err := decodeWith(s.src.preset.Data, knobs)
 	if err != nil {
 		return s, err
@@ -198,9 +198,9 @@ func urlValue(v string) string {
 	return v
 }
 
-// pinnedKnobs are the knobs that name a CPU a thread is pinned to (the schema's
-// CPUIndex knobs).
-func pinnedKnobs() []string {
+// cpuKnobs are the knobs that name a vCPU: where a waker, spawner or parent
+// thread starts (the schema's CPUIndex knobs).
+func cpuKnobs() []string {
 	var out []string
 	for _, k := range engine.Knobs() {
 		if k.CPUIndex {
@@ -210,13 +210,13 @@ func pinnedKnobs() []string {
 	return out
 }
 
-// clampPinned moves pinned threads onto the machine when the knobs give it fewer
-// vCPUs than the CPU a thread is pinned to in cur (the values the knobs apply to):
-// it adds knobs pinning them to the last vCPU, so a vCPU slider at 1 or a
+// clampCPUKnobs keeps the vCPUs the knobs name on the machine when the knobs give
+// it fewer vCPUs than one such knob names in cur (the values the knobs apply to):
+// it adds knobs naming the last vCPU instead, so a vCPU slider at 1 or a
 // hand-written machine.vcpus=1 works instead of failing on workload.waker_cpu.
-// With fixExplicit (the slider), pins among the knobs move too; without it (a
-// link), an out-of-range pin the link gives is left to fail by name.
-func clampPinned(knobs []urlstate.Knob, cur *knobReader, fixExplicit bool) []urlstate.Knob {
+// With fixExplicit (the slider), such knobs among the knobs move too; without it
+// (a link), an out-of-range vCPU the link gives is left to fail by name.
+func clampCPUKnobs(knobs []urlstate.Knob, cur *knobReader, fixExplicit bool) []urlstate.Knob {
 	i := knobIndex(knobs, "machine.vcpus")
 	if i < 0 {
 		return knobs
@@ -226,7 +226,7 @@ func clampPinned(knobs []urlstate.Knob, cur *knobReader, fixExplicit bool) []url
 		return knobs
 	}
 	out := slices.Clone(knobs)
-	for _, p := range pinnedKnobs() {
+	for _, p := range cpuKnobs() {
 		if j := knobIndex(out, p); j >= 0 {
 			if c, err := strconv.Atoi(out[j].Value); err == nil && c >= n && fixExplicit {
 				out[j].Value = strconv.Itoa(n - 1)
