@@ -325,3 +325,23 @@ func TestJSONFieldError(t *testing.T) {
 		t.Errorf("a syntax error 200 levels deep: path of %d bytes, message %q", len(fe.Path), fe.Msg)
 	}
 }
+
+// A knob value the engine reads one way is written one way, as Get writes it.
+func TestCanonicalKnobValue(t *testing.T) {
+	for _, tc := range []struct{ path, in, want string }{
+		{"sched.wake_pull", "on", "true"},
+		{"sched.wake_pull", "0", "false"},
+		{"workload.service.mean_us", "1e3", "1000"},
+		{"workload.clients", "064", "64"},
+		{"seed", "18446744073709551615", "18446744073709551615"},
+		{"sched.policy", "linux", "linux"},
+	} {
+		got, err := CanonicalKnobValue(tc.path, tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("%s=%s: %q, %v; want %q", tc.path, tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := CanonicalKnobValue("sched.policy", "bsd"); err == nil {
+		t.Error("a choice the knob does not have was written")
+	}
+}

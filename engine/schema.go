@@ -127,18 +127,33 @@ func (sc Scenario) Get(path string) (string, error) {
 	if !ok {
 		return "", knobPathError(path)
 	}
-	v := k.get(&sc)
+	return knobText(k.get(&sc)), nil
+}
+
+// CanonicalKnobValue writes a knob value the way Get writes the knob: "on" and
+// "1" of a boolean read "true", a float "1e3" reads "1000". Two values the
+// engine reads alike write alike, so a front end can compare them as text.
+func CanonicalKnobValue(path, value string) (string, error) {
+	x, err := KnobValue(path, value)
+	if err != nil {
+		return "", err
+	}
+	return knobText(reflect.ValueOf(x)), nil
+}
+
+// knobText writes a knob's value as --set and the URL write it.
+func knobText(v reflect.Value) string {
 	switch v.Kind() {
 	case reflect.Bool:
-		return strconv.FormatBool(v.Bool()), nil
+		return strconv.FormatBool(v.Bool())
 	case reflect.Int, reflect.Int64:
-		return strconv.FormatInt(v.Int(), 10), nil
+		return strconv.FormatInt(v.Int(), 10)
 	case reflect.Uint64:
-		return strconv.FormatUint(v.Uint(), 10), nil
+		return strconv.FormatUint(v.Uint(), 10)
 	case reflect.Float64:
-		return strconv.FormatFloat(v.Float(), 'g', -1, 64), nil
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	}
-	return v.String(), nil
+	return v.String()
 }
 
 // KnobValue parses a knob's string value by the kind of the field its path names,

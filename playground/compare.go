@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"schedplay/engine"
 	"schedplay/playground/urlstate"
@@ -77,22 +76,13 @@ func shortVal(ctl *Control, path, v string) string {
 	return v
 }
 
-// canonicalKnob writes a knob value the way Scenario.Get writes it (booleans as
-// true/false), for formatting and matching.
+// canonicalKnob writes a knob value the way Scenario.Get writes it, or as it is
+// when the engine cannot read it (the caller reports that).
 func canonicalKnob(path, v string) string {
-	x, err := engine.KnobValue(path, v)
-	if err != nil {
-		return v
+	if c, err := engine.CanonicalKnobValue(path, v); err == nil {
+		return c
 	}
-	switch x := x.(type) {
-	case bool:
-		return strconv.FormatBool(x)
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64) // as Scenario.Get writes floats
-	}
-	return fmt.Sprint(x)
+	return v
 }
 
 // compareOptions lists the comparisons offered: off, the scenario's own arms,
