@@ -49,7 +49,7 @@ func ChangeTrust(c Change) Trust {
 	default:
 		t.Mark, t.Short, phrase = "✗", "not reproduced", "the model does not reproduce this change"
 	}
-	t.Sentence = phrase + ": model " + t.Model + " vs published " + t.Published
+	t.Sentence = phrase + ": model " + t.Model + " (calibration median) vs published " + t.Published
 	return t
 }
 
@@ -69,7 +69,7 @@ func FigureTrust(f Figure, format func(float64) string) Trust {
 	default:
 		t.Mark, t.Short, phrase = "✗", "wrong size", "the model's figure is not of the published size"
 	}
-	t.Sentence = phrase + ": model " + t.Model + " vs published " + t.Published
+	t.Sentence = phrase + ": model " + t.Model + " (calibration median) vs published " + t.Published
 	return t
 }
 

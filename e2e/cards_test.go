@@ -67,7 +67,7 @@ func TestCardVerdicts(t *testing.T) {
 					t.Errorf("embed with verdicts does not fit the frame")
 				}
 			} else {
-				if want := "the model does not reproduce this change: model 1.10x vs published 2.91x"; tput.Trust != want {
+				if want := "the model does not reproduce this change: model 1.10x (calibration median) vs published 2.91x"; tput.Trust != want {
 					t.Errorf("throughput verdict %q, want %q", tput.Trust, want)
 				}
 				if !strings.Contains(tput.Sub, "published 7.82k → 22.7k") {

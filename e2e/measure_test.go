@@ -114,6 +114,7 @@ func TestGallery(t *testing.T) {
 		{"durable-write-adaptive", 1440, 900, "#v=1&preset=durable-write", "2500000000", false, ""},
 		{"hackbench-wake-sync", 1440, 900, "#v=1&preset=hackbench", "20000000", false, ""},
 		{"idle-guest-light", 1280, 800, "#v=1&preset=idle-guest&theme=light", "2500000000", false, "#stage"},
+		{"saturated-sync-fairness", 1440, 900, "#v=1&preset=saturated-sync", "1500000000", false, ""},
 	}
 	for _, s := range shots {
 		t.Run(s.name, func(t *testing.T) {

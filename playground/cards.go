@@ -36,7 +36,7 @@ type CardTrust struct {
 	Mark  string `json:"mark"`
 	Short string `json:"short"`
 	// Text says it in full: "the model reproduces the direction, not the
-	// size: model 0.10x vs published 0.26x".
+	// size: model 0.10x (calibration median) vs published 0.26x".
 	Text string `json:"text"`
 	// Why is the calibration's reason for a miss; Link the section of the
 	// model notes that explains the result.

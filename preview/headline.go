@@ -95,7 +95,7 @@ func (p *Preview) Coverage() string {
 // then the published figures beside it and the calibration's verdict on them:
 // "In the model, pull on: 2.6x throughput, mean latency 5.78 ms → 2.22 ms
 // (first 3.6 s of 24 s simulated). Published: throughput 7.82k → 22.7k; the
-// model does not reproduce this change: model 1.10x vs published 2.91x."
+// model does not reproduce this change: model 1.10x (calibration median) vs published 2.91x."
 func (p *Preview) Description() string {
 	ms := p.Headline()
 	var parts []string

@@ -60,7 +60,7 @@ func TestDescription(t *testing.T) {
 		{"published figures and the verdict", published(compare(engine.WorkloadRequestServer, true, server(26300, 2430), server(28700, 2230)), true),
 			"tpcb: pull off vs pull on (sched.wake_pull)",
 			"In the model, pull on: throughput 26.3k → 28.7k (+9.1%), mean latency 2.43 ms → 2.23 ms (−8.2%). Published: throughput 7.82k → 22.7k; " +
-				"the model does not reproduce this change: model 1.10x vs published 2.91x."},
+				"the model does not reproduce this change: model 1.10x (calibration median) vs published 2.91x."},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			if got := tc.p.Title(); got != tc.title {

@@ -30,7 +30,7 @@ func TestLinkPreviewVerdict(t *testing.T) {
 		want, not     []string
 	}{
 		{"the preset as calibrated", "calibrated1", "",
-			[]string{"In the model, pull on: ", "Published: throughput 7.82k → 22.7k; the model does not reproduce this change: model 1.10x vs published 2.91x."}, nil},
+			[]string{"In the model, pull on: ", "Published: throughput 7.82k → 22.7k; the model does not reproduce this change: model 1.10x (calibration median) vs published 2.91x."}, nil},
 		{"another seed", "otherseed12", "seed=9",
 			[]string{"In the model, pull on: ", "Published for these settings: throughput 7.82k → 22.7k."}, []string{"reproduce"}},
 		{"another client count", "otherclient", "workload.clients=40",
