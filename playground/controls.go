@@ -87,7 +87,7 @@ func panelKnobs() []panelKnob {
 		{id: "spin-cap", path: "sched.idle_spin.cap", group: GroupSched},
 		{id: "adaptive-spin", path: "sched.idle_spin.adaptive", group: GroupSched},
 		{id: "spin-rule", path: "sched.idle_spin.rule", group: GroupSched,
-			names: map[string]string{"asymmetric": "asymmetric: cap on a caught wake, halve after K halts", "symmetric": "symmetric: double on a caught wake, halve on each halt"}},
+			names: map[string]string{"asymmetric": "asymmetric (published)", "symmetric": "symmetric (rejected)"}},
 		{id: "spin-floor", path: "sched.idle_spin.floor", group: GroupSched},
 		{id: "seed", path: "seed", group: GroupRun},
 		{id: "duration", path: "duration_ms", group: GroupRun},

@@ -175,6 +175,8 @@ func TestCardsCarryTheCalibration(t *testing.T) {
 			map[string]string{"throughput": "miss", "busy-host": "hit"}, "7.82k"},
 		{"hackbench: fitted figures, the change a hit", "#v=1&preset=hackbench",
 			map[string]string{"elapsed": "hit"}, ""},
+		{"a rule the measurement did not have: no published figure for it", "#v=1&preset=durable-write&sched.idle_spin.adaptive=true&sched.idle_spin.cap=100000&compare=sched.idle_spin.rule:asymmetric,symmetric",
+			map[string]string{}, "A 44.8k · B –"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -8,15 +9,21 @@ import (
 )
 
 // PublishedSet is a scenario's published figures, ready to be matched against
-// the settings of a run: a figure belongs to a run whose knob settings match the
-// point's and those of the scenario arm the point is labelled with. Matching on
-// settings rather than names finds the point in every compare mode (the preset's
-// arms, a knob comparison, one run) and in a shared scenario whose arms were
-// renamed. The page's cards and the share card both match through it.
+// the settings of a run. A figure belongs to a run of the system it was measured
+// on under the same load: the scenario with the point's settings and those of
+// the arm it is labelled with, compared knob by knob on everything but how the
+// run is measured (seed, horizon, warm-up, series width) and the platform's
+// costs (the model's estimate of the measured machine, not a setting of it). So
+// a run with another seed or window keeps the published figure, and one that
+// changes a rule the measurement did not have (another spin-window rule, the
+// faster balancer) or the load does not. Matching on settings rather than names
+// finds the point in every compare mode (the preset's arms, a knob comparison,
+// one run) and in a shared scenario whose arms were renamed. The page's cards
+// and the share card both match through it.
 type PublishedSet []publishedPoint
 
-// publishedPoint is one published point under one reading of its label: its
-// settings and, for a labelled point, those of one scenario arm of that name.
+// publishedPoint is one published point under one reading of its label: the
+// settings of the configuration it was measured at.
 type publishedPoint struct {
 	when   []knobSetting
 	values map[string]float64
@@ -29,32 +36,64 @@ type knobSetting struct {
 	value any
 }
 
-// NewPublishedSet reads sc's published points. A setting the engine cannot read
-// (the scenario decoder refuses those) never matches.
+// measuredKnob says a knob describes the measured system or its load, not how
+// the model measures a run or what it assumes the platform costs.
+func measuredKnob(path string) bool {
+	switch path {
+	case "seed", "duration_ms", "warmup_ms", "series_interval_ms":
+		return false
+	}
+	return !strings.HasPrefix(path, "machine.costs.")
+}
+
+// NewPublishedSet reads sc's published points. A point whose settings the
+// engine refuses for sc, or labelled with an arm sc does not have, matches no
+// run.
 func NewPublishedSet(sc engine.Scenario) PublishedSet {
-	read := func(set map[string]string) []knobSetting {
-		var out []knobSetting
-		for path, v := range set {
+	var paths []string
+	for _, p := range engine.KnobPaths() {
+		if measuredKnob(p) {
+			paths = append(paths, p)
+		}
+	}
+	// The configuration is the scenario's machine, rules and load: its arms and
+	// published points are not part of it (and one bad point must not hide the
+	// others).
+	base := sc
+	base.Arms, base.Published = nil, nil
+	var out PublishedSet
+	for _, p := range sc.Published {
+		var sets []string
+		if p.Arm != "" {
+			i := slices.IndexFunc(sc.Arms, func(a engine.Arm) bool { return a.Name == p.Arm })
+			if i < 0 {
+				continue
+			}
+			sets = setsOf(sc.Arms[i].Set)
+		}
+		cfg, err := base.WithKnobs(append(sets, setsOf(p.Set)...)...)
+		if err != nil {
+			continue
+		}
+		pt := publishedPoint{values: p.Values}
+		for _, path := range paths {
+			v, _ := cfg.Get(path)
 			x, err := engine.KnobValue(path, v)
 			if err != nil {
 				x = unreadable{}
 			}
-			out = append(out, knobSetting{path: path, value: x})
+			pt.when = append(pt.when, knobSetting{path: path, value: x})
 		}
-		slices.SortFunc(out, func(a, b knobSetting) int { return strings.Compare(a.path, b.path) })
-		return out
+		out = append(out, pt)
 	}
-	var out PublishedSet
-	for _, p := range sc.Published {
-		if p.Arm == "" {
-			out = append(out, publishedPoint{when: read(p.Set), values: p.Values})
-			continue
-		}
-		for _, a := range sc.Arms {
-			if a.Name == p.Arm {
-				out = append(out, publishedPoint{when: append(read(p.Set), read(a.Set)...), values: p.Values})
-			}
-		}
+	return out
+}
+
+// setsOf writes overrides as path=value, in path order.
+func setsOf(set map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
 	}
 	return out
 }

@@ -602,32 +602,40 @@ func TestMetricTable(t *testing.T) {
 	}
 }
 
-// Published figures belong to a run whose settings match the point's and its
-// arm's, read as the engine reads them.
+// Published figures belong to a run of the configuration they were measured at
+// (the point's and its arm's settings on the scenario), read as the engine reads
+// them, whatever the run's seed, window or platform costs; a run that changes
+// anything else about the system or its load is not that measurement.
 func TestPublishedSet(t *testing.T) {
-	sc := engine.Scenario{
-		Arms: []engine.Arm{{Name: "off", Set: map[string]string{"sched.wake_pull": "false"}}, {Name: "on", Set: map[string]string{"sched.wake_pull": "1"}}},
-		Published: []engine.Published{
-			{Arm: "off", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 7819}},
-			{Arm: "on", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 22722}},
-			{Arm: "on", Set: map[string]string{"workload.clients": "many"}, Values: map[string]float64{"throughput_per_s": 1}},
-		},
+	sc := engine.DefaultScenario()
+	sc.Arms = []engine.Arm{{Name: "off", Set: map[string]string{"sched.wake_pull": "false"}}, {Name: "on", Set: map[string]string{"sched.wake_pull": "1"}}}
+	sc.Published = []engine.Published{
+		{Arm: "off", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 7819}},
+		{Arm: "on", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 22722}},
+		{Arm: "on", Set: map[string]string{"workload.clients": "many"}, Values: map[string]float64{"throughput_per_s": 1}},
+		{Arm: "gone", Values: map[string]float64{"throughput_per_s": 2}},
 	}
 	ps := view.NewPublishedSet(sc)
 	for _, tc := range []struct {
-		desc          string
-		pull, clients string
-		want          float64
+		desc string
+		sets []string
+		want float64
 	}{
-		{"the off arm", "false", "64", 7819},
-		{"the on arm, written another way", "true", "64", 22722},
-		{"other settings", "true", "32", 0},
+		{"the off arm", []string{"sched.wake_pull=false", "workload.clients=64"}, 7819},
+		{"the on arm, written another way", []string{"sched.wake_pull=on", "workload.clients=064"}, 22722},
+		{"another seed, window and cost", []string{"sched.wake_pull=true", "seed=7", "duration_ms=900", "warmup_ms=100", "machine.costs.halted_wake_ns=30000"}, 22722},
+		{"another load", []string{"sched.wake_pull=true", "workload.clients=32"}, 0},
+		{"a rule the measurement did not have", []string{"sched.wake_pull=true", "sched.idle_spin.adaptive=true"}, 0},
+		{"another machine", []string{"sched.wake_pull=true", "machine.vcpus=16"}, 0},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			got := ps.Figures(func(path string) string {
-				return map[string]string{"sched.wake_pull": tc.pull, "workload.clients": tc.clients}[path]
-			})["throughput_per_s"]
-			if got != tc.want {
+			base := sc
+			base.Published = nil // the unreadable point would refuse every run
+			run, err := base.WithKnobs(tc.sets...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ps.FiguresOf(run)["throughput_per_s"]; got != tc.want {
 				t.Errorf("throughput %v, want %v", got, tc.want)
 			}
 		})
