@@ -27,7 +27,9 @@ type metric struct {
 
 // metrics flattens r's scalar fields in declaration order. It walks the struct by
 // reflection so that a metric the engine adds later (elapsed_s, ...) shows up in
-// every output format without touching the CLI. Lists (the series) are skipped.
+// every output format without touching the CLI. Lists (the series) are skipped,
+// and so is a group of metrics the run does not have (a nil pointer: row_locks
+// without row locks), as its JSON leaves it out.
 func metrics(r engine.Results) []metric {
 	var out []metric
 	var walk func(v reflect.Value, prefix string)
@@ -43,6 +45,12 @@ func metrics(r engine.Results) []metric {
 				name = f.Name
 			}
 			fv := v.Field(i)
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
 			switch fv.Kind() {
 			case reflect.Struct:
 				walk(fv, prefix+name+".")
