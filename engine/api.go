@@ -223,6 +223,8 @@ type SeriesPoint struct {
 // RowLockResults summarise the row locks of pgbench's tpcb-like script over the
 // measured window.
 type RowLockResults struct {
+	// TPCBScale is the scale the row locks were modelled at (0: none).
+	TPCBScale int `json:"tpcb_scale"`
 	// WaitedTxnFrac is the share of the transactions committed in the window
 	// that waited for a row lock at least once.
 	WaitedTxnFrac float64 `json:"waited_txn_frac"`
@@ -266,9 +268,10 @@ type Results struct {
 	HostCPUFrac             float64  `json:"host_cpu_frac"`
 	MigrationsPerS          float64  `json:"migrations_per_s"`
 	SpinWindowMean          float64  `json:"spin_window_mean"`
-	// RowLocks are pgbench's row-lock waits (workload.tpcb_scale); nil when the
-	// run has no row locks (docs/mechanisms.md, TPC-B row locks).
-	RowLocks *RowLockResults `json:"row_locks,omitzero"`
+	// RowLocks are pgbench's row-lock waits (workload.tpcb_scale); zero, and
+	// left out of the JSON, when the run has no row locks (docs/mechanisms.md,
+	// TPC-B row locks).
+	RowLocks RowLockResults `json:"row_locks,omitzero"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`

@@ -390,7 +390,7 @@ func (s *Sim) ResultsWindow(i int) Results {
 		Max: float64(max(w.readyMax, open)) / 1e3}
 	r.TaskFairness = s.taskFairness(w)
 	if wl := &s.sc.Workload; wl.Kind == WorkloadRequestServer && wl.TPCBScale > 0 {
-		r.RowLocks = rowLockResults(w, winNs)
+		r.RowLocks = rowLockResults(w, winNs, wl.TPCBScale)
 	}
 	for i := range m.series {
 		start := int64(i) * m.bucketNs
@@ -413,9 +413,10 @@ func (s *Sim) ResultsWindow(i int) Results {
 	return r
 }
 
-// rowLockResults summarises window w's row locks over winNs of it so far.
-func rowLockResults(w *window, winNs int64) *RowLockResults {
-	rl := &RowLockResults{}
+// rowLockResults summarises window w's row locks, modelled at scale, over winNs
+// of it so far.
+func rowLockResults(w *window, winNs int64, scale int) RowLockResults {
+	rl := RowLockResults{TPCBScale: scale}
 	if w.lockTxns > 0 {
 		rl.WaitedTxnFrac = float64(w.lockTxnsWaited) / float64(w.lockTxns)
 	}

@@ -13,8 +13,8 @@ package engine
 //
 // PostgreSQL: an UPDATE locks the row it changes (heap_update() stamps the
 // tuple with its transaction id) for as long as the transaction runs; the lock
-// ends with the transaction, in CommitTransaction()'s LockReleaseAll(), after
-// RecordTransactionCommit() has made the commit durable. A second updater of the
+// ends with the transaction, in CommitTransaction() (ProcReleaseLocks(),
+// LockReleaseAll()), after RecordTransactionCommit() has made the commit durable. A second updater of the
 // row queues on the row's tuple lock (heap_acquire_tuplock(), first come first
 // served), then sleeps on the holder's transaction (XactLockTableWait()); the
 // holder's release wakes it (ProcLockWakeup(), through its latch), and the row

@@ -139,7 +139,7 @@ func rowLockDefs() []MetricDef {
 	share := MetricDef{ID: "lock-waited", Label: "waited on a row lock", Short: "transactions that waited on a row lock",
 		Key: "row_locks.waited_txn_frac", Better: Lower,
 		Value: func(r *engine.Results) float64 {
-			if r.RowLocks == nil {
+			if r.RowLocks.TPCBScale == 0 {
 				return math.NaN()
 			}
 			return r.RowLocks.WaitedTxnFrac
@@ -147,7 +147,7 @@ func rowLockDefs() []MetricDef {
 		Format: Percent}
 	wait := MetricDef{ID: "lock-wait", Label: "row-lock wait", Short: "mean row-lock wait", Key: "row_locks.wait_mean_us", Better: Lower,
 		Value: func(r *engine.Results) float64 {
-			if r.RowLocks == nil || r.RowLocks.WaitsPerS == 0 {
+			if r.RowLocks.TPCBScale == 0 || r.RowLocks.WaitsPerS == 0 {
 				return math.NaN()
 			}
 			return r.RowLocks.WaitMeanUs
@@ -219,7 +219,7 @@ func Metrics(kind string, kvm bool, rs ...*engine.Results) []MetricDef {
 		mean := latencyDef("mean", "mean latency", "latency_us.mean", func(l engine.LatencySummary) float64 { return l.Mean })
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
 		ms = []MetricDef{throughputDef(), mean, p99}
-		if slices.ContainsFunc(rs, func(r *engine.Results) bool { return r.RowLocks != nil }) {
+		if slices.ContainsFunc(rs, func(r *engine.Results) bool { return r.RowLocks.TPCBScale > 0 }) {
 			ms = append(ms, rowLockDefs()...)
 		}
 		ms = append(ms, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef())

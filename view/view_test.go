@@ -638,10 +638,10 @@ func TestPublishedSet(t *testing.T) {
 // after its latency, never on the share card, and written like the other
 // cards.
 func TestRowLockMetrics(t *testing.T) {
-	locked := &engine.Results{RowLocks: &engine.RowLockResults{WaitedTxnFrac: 0.367, WaitsPerS: 8847, WaitMeanUs: 1180}}
-	fewer := &engine.Results{RowLocks: &engine.RowLockResults{WaitedTxnFrac: 0.37, WaitsPerS: 10652, WaitMeanUs: 975}}
+	locked := &engine.Results{RowLocks: engine.RowLockResults{TPCBScale: 100, WaitedTxnFrac: 0.367, WaitsPerS: 8847, WaitMeanUs: 1180}}
+	fewer := &engine.Results{RowLocks: engine.RowLockResults{TPCBScale: 100, WaitedTxnFrac: 0.37, WaitsPerS: 10652, WaitMeanUs: 975}}
 	unlocked := &engine.Results{ThroughputPerS: 25769}
-	noWaits := &engine.Results{RowLocks: &engine.RowLockResults{}}
+	noWaits := &engine.Results{RowLocks: engine.RowLockResults{TPCBScale: 100}}
 	ids := func(ds []view.MetricDef) string {
 		var out []string
 		for _, d := range ds {

@@ -202,7 +202,7 @@ func TestNum(t *testing.T) {
 // workload.tpcb_scale reports them.
 func withRowLocks() engine.Results {
 	r := fixedResults()
-	r.RowLocks = &engine.RowLockResults{WaitedTxnFrac: 0.375, WaitsPerS: 8847.25, WaitMeanUs: 1180.5, HoldMeanUs: 1735.25}
+	r.RowLocks = engine.RowLockResults{TPCBScale: 100, WaitedTxnFrac: 0.375, WaitsPerS: 8847.25, WaitMeanUs: 1180.5, HoldMeanUs: 1735.25}
 	return r
 }
 
