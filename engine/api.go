@@ -220,6 +220,25 @@ type SeriesPoint struct {
 	IdleOverloadFrac float64 `json:"idle_while_overloaded_frac"`
 }
 
+// RowLockResults summarise the row locks of pgbench's tpcb-like script over the
+// measured window.
+type RowLockResults struct {
+	// TPCBScale is the scale the row locks were modelled at (0: none).
+	TPCBScale int `json:"tpcb_scale"`
+	// WaitedTxnFrac is the share of the transactions committed in the window
+	// that waited for a row lock at least once.
+	WaitedTxnFrac float64 `json:"waited_txn_frac"`
+	// WaitsPerS counts the waits that ended (the row granted) per second.
+	WaitsPerS float64 `json:"waits_per_s"`
+	// WaitMeanUs is a wait's mean length, from the updater's sleep to the
+	// holder's commit granting it the row; the run delay after that wake is
+	// counted in wake_to_run_us.
+	WaitMeanUs float64 `json:"wait_mean_us"`
+	// HoldMeanUs is how long a row lock was held on average, from the UPDATE
+	// that took it (or the commit that granted it) to the release at commit.
+	HoldMeanUs float64 `json:"hold_mean_us"`
+}
+
 // Results are a run's metrics over the measured window [warmup, duration).
 type Results struct {
 	ThroughputPerS float64        `json:"throughput_per_s"`
@@ -249,6 +268,10 @@ type Results struct {
 	HostCPUFrac             float64  `json:"host_cpu_frac"`
 	MigrationsPerS          float64  `json:"migrations_per_s"`
 	SpinWindowMean          float64  `json:"spin_window_mean"`
+	// RowLocks are pgbench's row-lock waits (workload.tpcb_scale); zero, and
+	// left out of the JSON, when the run has no row locks (docs/mechanisms.md,
+	// TPC-B row locks).
+	RowLocks RowLockResults `json:"row_locks,omitzero"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`

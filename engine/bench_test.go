@@ -6,10 +6,21 @@ import (
 )
 
 // BenchmarkEngineFanout reports the engine's events/s on the idle-pull fan-out
-// (32 vCPUs, 64 clients, pull on). Compare with BenchmarkBareHeapLoop, the limit:
-// the same typed heap with nothing but pop and push.
+// (32 vCPUs, 64 clients, pull on), without row locks. Compare with
+// BenchmarkBareHeapLoop, the limit: the same typed heap with nothing but pop and
+// push.
 func BenchmarkEngineFanout(b *testing.B) {
-	sc := loadExample(b, "tpcb-32vcpu", "workload.clients=64", "sched.wake_pull=true", "duration_ms=1000", "warmup_ms=100")
+	benchFanout(b, "workload.tpcb_scale=0")
+}
+
+// BenchmarkEngineFanoutRowLocks is the fan-out with the TPC-B preset's row
+// locks (scale 100).
+func BenchmarkEngineFanoutRowLocks(b *testing.B) {
+	benchFanout(b, "workload.tpcb_scale=100")
+}
+
+func benchFanout(b *testing.B, sets ...string) {
+	sc := loadExample(b, "tpcb-32vcpu", append([]string{"workload.clients=64", "sched.wake_pull=true", "duration_ms=1000", "warmup_ms=100"}, sets...)...)
 	var events int64
 	b.ReportAllocs()
 	for b.Loop() {

@@ -109,12 +109,14 @@ func TestCalibrationDirections(t *testing.T) {
 		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=8"}, "throughput", throughput, "wash", ""},
 		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=16"}, "throughput", throughput, "wash", ""},
 		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=32"}, "throughput", throughput, "wash", ""},
-		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=64"}, "throughput", throughput, "up",
-			"under OSv's rules the off arm's backends leave vCPU 0 within seconds and settle on the ten lowest vCPUs, which their 30 us statements do not saturate (docs/model-notes.md)"},
-		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=64"}, "mean latency", func(r Results) float64 { return r.LatencyUs.Mean }, "down",
-			"as the 64-client throughput"},
+		// With the preset's row locks the off arm's backends, queued on the ten
+		// lowest vCPUs, hold their rows longer, and pull's change passes the
+		// threshold (1.19x, published 2.91x: the size still misses,
+		// docs/model-notes.md).
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=64"}, "throughput", throughput, "up", ""},
+		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=64"}, "mean latency", func(r Results) float64 { return r.LatencyUs.Mean }, "down", ""},
 		{"tpcb-32vcpu", "pull off", "pull on", []string{"workload.clients=96"}, "throughput", throughput, "up",
-			"no lasting collapse, and no lock contention in the model's TPC-B, which is what makes the published on arm degrade at 96 clients"},
+			"no lasting collapse: the row locks are held about 2 ms on average, where the published on arm's 3.5k TPS over 100 branches would need 29 ms (docs/model-notes.md)"},
 		{"pgbench-ro", "pull off", "pull on", []string{"workload.clients=16"}, "throughput", throughput, "up",
 			"on 8 vCPUs the off arm's backends spread within 2 s; 32 and 48 clients behave alike (docs/calibration.md)"},
 		{"durable-write", "fixed 10000", "adaptive", nil, "halt exits", func(r Results) float64 { return r.HaltExitsPerS }, "down", ""},

@@ -64,6 +64,12 @@
 // window <= cap. Its gain comes only from avoiding VM exits, so it depends on how
 // often host halt polling misses a wake (Machine).
 //
+// TPC-B row locks (rowlock.go, workload.tpcb_scale), PostgreSQL's under pgbench's
+// tpcb-like script: a transaction's UPDATEs of a teller and a branch row hold their
+// locks until its commit is durable; a second updater sleeps until the holder's
+// commit wakes it through the ordinary wake. Not a scheduler mechanism: it decides
+// what a backend that waits for a CPU while holding a row costs the others.
+//
 // WAKE_SYNC (wakesync.go), sched_ext's scx_select_cpu_dfl under scx_simple, with
 // the rule it replaced (old), the one first proposed (proposed) and the merged one
 // (new); linux.go is an EEVDF-like reference. The policy interface (policy.go) is the seam between

@@ -53,6 +53,13 @@ type window struct {
 	// window's start and end, taken as the clock crosses them (runSnapshot);
 	// nil until then. A thread created later is missing: it had none.
 	runFrom, runTo []float64
+
+	// Row locks (rowlock.go): transactions committed, and those of them that
+	// waited for a row; waits granted and their total length; locks released
+	// and their total hold.
+	lockTxns, lockTxnsWaited int64
+	lockWaits, lockWaitNs    int64
+	lockHolds, lockHoldNs    int64
 }
 
 func (w *window) contains(t int64) bool { return t >= w.from && t < w.to }
@@ -286,6 +293,41 @@ func (m *metrics) migration(s *Sim) {
 	}
 }
 
+// rowLockTxn counts a transaction whose row locks its commit released, and
+// whether it waited for any.
+func (m *metrics) rowLockTxn(s *Sim, waited bool) {
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.lockTxns++
+			if waited {
+				w.lockTxnsWaited++
+			}
+		}
+	}
+}
+
+// rowLockGranted counts a row-lock wait as it ends, granted at the holder's
+// commit after waitNs.
+func (m *metrics) rowLockGranted(s *Sim, waitNs int64) {
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.lockWaits++
+			w.lockWaitNs += waitNs
+		}
+	}
+}
+
+// rowLockReleased counts a row lock released at its transaction's commit after
+// being held for holdNs.
+func (m *metrics) rowLockReleased(s *Sim, holdNs int64) {
+	for i := range m.win {
+		if w := &m.win[i]; w.contains(s.now) {
+			w.lockHolds++
+			w.lockHoldNs += holdNs
+		}
+	}
+}
+
 // hostPoll accounts a host halt poll over [from, to), known when the halt ends.
 func (m *metrics) hostPoll(s *Sim, from, to int64) {
 	if to <= from {
@@ -347,6 +389,9 @@ func (s *Sim) ResultsWindow(i int) Results {
 	r.RunnableWaitUs = WaitSummary{P50: w.ready.quantile(0.5) / 1e3, P99: w.ready.quantile(0.99) / 1e3,
 		Max: float64(max(w.readyMax, open)) / 1e3}
 	r.TaskFairness = s.taskFairness(w)
+	if wl := &s.sc.Workload; wl.Kind == WorkloadRequestServer && wl.TPCBScale > 0 {
+		r.RowLocks = rowLockResults(w, winNs, wl.TPCBScale)
+	}
 	for i := range m.series {
 		start := int64(i) * m.bucketNs
 		if start >= s.now {
@@ -366,6 +411,25 @@ func (s *Sim) ResultsWindow(i int) Results {
 		})
 	}
 	return r
+}
+
+// rowLockResults summarises window w's row locks, modelled at scale, over winNs
+// of it so far.
+func rowLockResults(w *window, winNs int64, scale int) RowLockResults {
+	rl := RowLockResults{TPCBScale: scale}
+	if w.lockTxns > 0 {
+		rl.WaitedTxnFrac = float64(w.lockTxnsWaited) / float64(w.lockTxns)
+	}
+	if winNs > 0 {
+		rl.WaitsPerS = float64(w.lockWaits) / (float64(winNs) / 1e9)
+	}
+	if w.lockWaits > 0 {
+		rl.WaitMeanUs = float64(w.lockWaitNs) / float64(w.lockWaits) / 1e3
+	}
+	if w.lockHolds > 0 {
+		rl.HoldMeanUs = float64(w.lockHoldNs) / float64(w.lockHolds) / 1e3
+	}
+	return rl
 }
 
 // taskFairness is Jain's index over the CPU time each worker thread received in

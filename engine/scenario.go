@@ -236,6 +236,13 @@ type Workload struct {
 	// Broadcast is how a commit batch wakes its waiters: "chain" (OSv's condvar
 	// wake_all, each wakee wakes the next) or "fanout" (the committer wakes all).
 	Broadcast string `json:"broadcast"`
+	// TPCBScale is pgbench's scale factor (pgbench -i -s) for the row locks of its
+	// tpcb-like script (docs/mechanisms.md, TPC-B row locks): 10*TPCBScale teller
+	// rows and TPCBScale branch rows; each transaction updates one of each, drawn
+	// uniformly, and holds their row locks until its commit is durable. 0 models no
+	// row locks. It applies to request_server with commits and the script's 7
+	// statements.
+	TPCBScale int `json:"tpcb_scale"`
 	// WakeSourcesPerS is the rate per vCPU of the guest's own wake sources (timers,
 	// device and housekeeping interrupts), each running HousekeepingNs of work. It
 	// applies to every workload; the idle workload has nothing else.
@@ -307,6 +314,9 @@ const (
 	MaxArms             = 8
 	MaxHackbenchTasks   = 8192
 	MaxSyncPairsTasks   = 1024
+	// MaxTPCBScale bounds the row-lock table (11 rows per unit of scale); far
+	// below it, with at most MaxClients clients, a row is rarely wanted twice.
+	MaxTPCBScale = 10_000
 )
 
 // DefaultScenario is the embedded default: the idle-pull collapse on a 32-vCPU KVM

@@ -35,6 +35,16 @@ func (sc *Scenario) Validate() error {
 	if w.Kind == WorkloadCommit {
 		v.intRange("workload.commit_device_us", w.CommitDeviceUs, 1, MaxDeviceUs)
 	}
+	if w.Kind == WorkloadRequestServer && w.TPCBScale > 0 {
+		// The row locks are taken at the tpcb-like script's UPDATE statements and
+		// released at its commit (rowlock.go).
+		if w.StatementsPerTxn != tpcbStatements {
+			v.fail("workload.tpcb_scale", "%d needs the tpcb-like script's %d statements per transaction, not workload.statements_per_txn=%d", w.TPCBScale, tpcbStatements, w.StatementsPerTxn)
+		}
+		if w.CommitDeviceUs == 0 {
+			v.fail("workload.tpcb_scale", "%d needs a durable commit (workload.commit_device_us above 0): row locks are released when the commit is durable", w.TPCBScale)
+		}
+	}
 	if sp := &w.SyncPairs; sp.Spinners+2*sp.Pairs > MaxSyncPairsTasks {
 		v.fail("workload.sync_pairs.pairs", "%d spinners and %d pairs make %d tasks, above the limit %d", sp.Spinners, sp.Pairs, sp.Spinners+2*sp.Pairs, MaxSyncPairsTasks)
 	}

@@ -18,7 +18,9 @@ import "slices"
 // a request, wait for the response, and send the next, with a network round trip
 // outside the guest. Optionally each request ends with a durable commit through a
 // log-commit thread (a ZFS taskq thread, bsd/porting/kthread.cc kthread_add(): not
-// pinned either) whose storage interrupt follows it the same way.
+// pinned either) whose storage interrupt follows it the same way. With
+// workload.tpcb_scale the backends also take pgbench's row locks and hold them
+// until the commit (rowlock.go).
 //
 // commit models a durable-write benchmark: N writers each do some work, then wait
 // for a log-commit thread that batches all waiting writers into one device write and
@@ -60,6 +62,7 @@ const (
 	pcUnlock                      // woken by the commit: re-taking the mutex
 	pcInit                        // newly created: start-up work
 	pcInitDone
+	pcRowWait // blocked on a row lock another transaction holds (rowlock.go)
 )
 
 // commitLog is the log-commit thread and its batch state, shared by both workloads.
@@ -227,6 +230,7 @@ type requestServer struct {
 	stmt     []int   // by client: statements of the current transaction answered so far
 	rxBatch  []int   // clients whose packets the RX thread's current poll handles
 	nicVec   msixVector
+	locks    *rowLocks // pgbench's row locks (workload.tpcb_scale), or nil
 }
 
 func newRequestServer(s *Sim) *requestServer {
@@ -249,6 +253,9 @@ func newRequestServer(s *Sim) *requestServer {
 			cpuID = max(w.SpawnCPU, 0)
 		}
 		r.log = newCommitLog(s, cpuID)
+		if w.TPCBScale > 0 {
+			r.locks = newRowLocks(w.TPCBScale, w.Clients)
+		}
 	}
 	for i := range w.Clients {
 		s.at(int64(i)*w.ConnectIntervalUs*1000, evConnect, 0, i, 0)
@@ -362,6 +369,15 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 			r.log.request(s, t)
 			return 0, true
 		}
+		if r.locks != nil && !r.locks.update(s, c, r.stmt[c]) {
+			r.pc[c] = pcRowWait
+			return 0, true
+		}
+		r.respond(s, t)
+		return 0, true
+	case pcRowWait:
+		// The holder's commit granted the row and woke this backend: its UPDATE
+		// completes.
 		r.respond(s, t)
 		return 0, true
 	case pcCommitWait:
@@ -369,6 +385,10 @@ func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 		return s.sc.Workload.CommitWakeNs, false
 	default: // pcUnlock
 		r.log.wokenByCommit(s, t)
+		if r.locks != nil {
+			// The commit is durable: the transaction ends and its row locks go.
+			r.locks.commit(s, t, r.backends)
+		}
 		r.respond(s, t)
 		return 0, true
 	}

@@ -131,12 +131,44 @@ func waitDef(id, label, key string, pick func(engine.WaitSummary) float64) Metri
 		Value: func(r *engine.Results) float64 { return pick(r.RunnableWaitUs) }, Format: durationUs}
 }
 
+// rowLockDefs are pgbench's row-lock waits (workload.tpcb_scale): how many
+// transactions waited for a row another transaction held, and for how long.
+// Both, because either alone cannot tell many short waits from a few long
+// ones. NaN where the run has no row locks, or no wait has ended.
+func rowLockDefs() []MetricDef {
+	share := MetricDef{ID: "lock-waited", Label: "waited on a row lock", Short: "transactions that waited on a row lock",
+		Key: "row_locks.waited_txn_frac", Better: Lower,
+		Value: func(r *engine.Results) float64 {
+			if r.RowLocks.TPCBScale == 0 {
+				return math.NaN()
+			}
+			return r.RowLocks.WaitedTxnFrac
+		},
+		Format: Percent}
+	wait := MetricDef{ID: "lock-wait", Label: "row-lock wait", Short: "mean row-lock wait", Key: "row_locks.wait_mean_us", Better: Lower,
+		Value: func(r *engine.Results) float64 {
+			if r.RowLocks.TPCBScale == 0 || r.RowLocks.WaitsPerS == 0 {
+				return math.NaN()
+			}
+			return r.RowLocks.WaitMeanUs
+		},
+		Format: durationUs}
+	return []MetricDef{share, wait}
+}
+
 // Metrics lists the headline metrics of a workload kind, in the order the page
 // shows them; kvm says whether an arm runs under KVM (KVMOnly metrics are left
 // out otherwise). A server is judged by throughput and latency, a finite run
 // (hackbench) by how long it took, a durable writer by how long a woken writer
-// waits, an idle guest by what its idle loop costs the host.
-func Metrics(kind string, kvm bool) []MetricDef {
+// waits, an idle guest by what its idle loop costs the host. rs are the results
+// the metrics will show: a server whose runs take pgbench's row locks (any of
+// rs has them) is judged by its lock waits too, after its latency; with no rs,
+// or none with row locks, they are left out.
+//
+// The share card keeps its four: it compares the scheduler changes, and the
+// lock waits are part of why a server's throughput and latency move, not a
+// result of their own to set beside them.
+func Metrics(kind string, kvm bool, rs ...*engine.Results) []MetricDef {
 	var ms []MetricDef
 	switch kind {
 	case engine.WorkloadHackbench:
@@ -186,7 +218,11 @@ func Metrics(kind string, kvm bool) []MetricDef {
 	default:
 		mean := latencyDef("mean", "mean latency", "latency_us.mean", func(l engine.LatencySummary) float64 { return l.Mean })
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
-		ms = []MetricDef{throughputDef(), mean, p99, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef()}
+		ms = []MetricDef{throughputDef(), mean, p99}
+		if slices.ContainsFunc(rs, func(r *engine.Results) bool { return r.RowLocks.TPCBScale > 0 }) {
+			ms = append(ms, rowLockDefs()...)
+		}
+		ms = append(ms, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef())
 		cardOn(ms, "throughput", "mean", "busy", "idle-over")
 	}
 	if !kvm {
@@ -203,8 +239,8 @@ func cardOn(ms []MetricDef, ids ...string) {
 }
 
 // CardMetrics is the subset of Metrics the share card shows, in the page's order.
-func CardMetrics(kind string, kvm bool) []MetricDef {
-	return slices.DeleteFunc(Metrics(kind, kvm), func(d MetricDef) bool { return !d.Card })
+func CardMetrics(kind string, kvm bool, rs ...*engine.Results) []MetricDef {
+	return slices.DeleteFunc(Metrics(kind, kvm, rs...), func(d MetricDef) bool { return !d.Card })
 }
 
 // Text writes value v; reachedNs is the simulated time the run has reached, for

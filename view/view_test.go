@@ -641,3 +641,70 @@ func TestPublishedSet(t *testing.T) {
 		})
 	}
 }
+
+// The row-lock cards: shown for a server whose runs take pgbench's row locks,
+// after its latency, never on the share card, and written like the other
+// cards.
+func TestRowLockMetrics(t *testing.T) {
+	locked := &engine.Results{RowLocks: engine.RowLockResults{TPCBScale: 100, WaitedTxnFrac: 0.367, WaitsPerS: 8847, WaitMeanUs: 1180}}
+	fewer := &engine.Results{RowLocks: engine.RowLockResults{TPCBScale: 100, WaitedTxnFrac: 0.37, WaitsPerS: 10652, WaitMeanUs: 975}}
+	unlocked := &engine.Results{ThroughputPerS: 25769}
+	noWaits := &engine.Results{RowLocks: engine.RowLockResults{TPCBScale: 100}}
+	ids := func(ds []view.MetricDef) string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	plain := "throughput mean p99 busy busy-host idle-over ipis halts"
+	withLocks := "throughput mean p99 lock-waited lock-wait busy busy-host idle-over ipis halts"
+	for _, tc := range []struct {
+		desc string
+		kind string
+		rs   []*engine.Results
+		want string
+	}{
+		{"no results", engine.WorkloadRequestServer, nil, plain},
+		{"no row locks", engine.WorkloadRequestServer, []*engine.Results{unlocked, unlocked}, plain},
+		{"row locks", engine.WorkloadRequestServer, []*engine.Results{locked, fewer}, withLocks},
+		{"row locks in one arm", engine.WorkloadRequestServer, []*engine.Results{unlocked, locked}, withLocks},
+		{"another workload", engine.WorkloadCommit, []*engine.Results{locked}, "throughput wake p99 busy busy-host idle-over ipis halts"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			if got := ids(view.Metrics(tc.kind, true, tc.rs...)); got != tc.want {
+				t.Errorf("metrics %q, want %q", got, tc.want)
+			}
+			if got, want := ids(view.CardMetrics(tc.kind, true, tc.rs...)), ids(view.CardMetrics(tc.kind, true)); got != want {
+				t.Errorf("share card %q, want its four as without row locks, %q", got, want)
+			}
+		})
+	}
+	def := func(id string) view.MetricDef {
+		for _, d := range view.Metrics(engine.WorkloadRequestServer, true, locked) {
+			if d.ID == id {
+				return d
+			}
+		}
+		t.Fatalf("no metric %s", id)
+		return view.MetricDef{}
+	}
+	share, wait := def("lock-waited"), def("lock-wait")
+	for _, tc := range []struct {
+		desc string
+		d    view.MetricDef
+		a, b *engine.Results
+		want view.Shown
+	}{
+		{"share alike", share, locked, fewer, view.Shown{A: "37%", B: "37%"}},
+		{"shorter waits are better", wait, locked, fewer, view.Shown{A: "1.18 ms", B: "975 µs", Change: "−17%", Verdict: view.IsBetter}},
+		{"no row locks in arm A", share, unlocked, locked, view.Shown{A: "–", B: "37%"}},
+		{"no wait has ended", wait, noWaits, locked, view.Shown{A: "–", B: "1.18 ms"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			if got := tc.d.Show(1e9, tc.a, tc.b); got != tc.want {
+				t.Errorf("Show = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

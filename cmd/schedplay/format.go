@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,7 +28,9 @@ type metric struct {
 
 // metrics flattens r's scalar fields in declaration order. It walks the struct by
 // reflection so that a metric the engine adds later (elapsed_s, ...) shows up in
-// every output format without touching the CLI. Lists (the series) are skipped.
+// every output format without touching the CLI. Lists (the series) are skipped,
+// and so is a group of metrics the run does not have (a zero struct tagged
+// omitzero: row_locks without row locks), as its JSON leaves it out.
 func metrics(r engine.Results) []metric {
 	var out []metric
 	var walk func(v reflect.Value, prefix string)
@@ -35,7 +38,7 @@ func metrics(r engine.Results) []metric {
 		t := v.Type()
 		for i := range t.NumField() {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if !f.IsExported() || name == "-" {
 				continue
 			}
@@ -43,6 +46,9 @@ func metrics(r engine.Results) []metric {
 				name = f.Name
 			}
 			fv := v.Field(i)
+			if fv.Kind() == reflect.Struct && fv.IsZero() && slices.Contains(strings.Split(opts, ","), "omitzero") {
+				continue
+			}
 			switch fv.Kind() {
 			case reflect.Struct:
 				walk(fv, prefix+name+".")

@@ -197,3 +197,55 @@ func TestNum(t *testing.T) {
 		}
 	}
 }
+
+// withRowLocks is fixedResults with pgbench's row-lock waits, as a run with
+// workload.tpcb_scale reports them.
+func withRowLocks() engine.Results {
+	r := fixedResults()
+	r.RowLocks = engine.RowLockResults{TPCBScale: 100, WaitedTxnFrac: 0.375, WaitsPerS: 8847.25, WaitMeanUs: 1180.5, HoldMeanUs: 1735.25}
+	return r
+}
+
+// TestRunFormatsRowLocks pins where the row-lock waits go in each layout (after
+// the scheduler's metrics, with their units), with golden files; a run without
+// row locks shows none of them (TestRunFormats' files).
+func TestRunFormatsRowLocks(t *testing.T) {
+	for _, format := range []string{"table", "csv", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := writeRun(&b, format, fixedScenario(t), withRowLocks()); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "run_rowlocks_"+format+".golden", b.Bytes())
+		})
+	}
+}
+
+// TestRowLockMetrics: the row-lock waits are metrics by their dotted names, with
+// units, when the run has them, and absent (not zero) when it has none.
+func TestRowLockMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		desc string
+		r    engine.Results
+		name string
+		want float64
+		ok   bool
+		unit string
+	}{
+		{"share of transactions that waited", withRowLocks(), "row_locks.waited_txn_frac", 0.375, true, "fraction"},
+		{"waits per second", withRowLocks(), "row_locks.waits_per_s", 8847.25, true, "/s"},
+		{"mean wait", withRowLocks(), "row_locks.wait_mean_us", 1180.5, true, "µs"},
+		{"mean hold", withRowLocks(), "row_locks.hold_mean_us", 1735.25, true, "µs"},
+		{"no row locks: absent", fixedResults(), "row_locks.waits_per_s", 0, false, "/s"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			got, ok := metricValue(tc.r, tc.name)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("metricValue(%q) = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+			}
+			if u := unit(tc.name); u != tc.unit {
+				t.Errorf("unit(%q) = %q, want %q", tc.name, u, tc.unit)
+			}
+		})
+	}
+}
