@@ -83,7 +83,10 @@ func cardNote(id string, arms []*Arm) string {
 // same results read the same on both, and with the same evidence beside them
 // (docs.EvidenceFor).
 func (m *Model) cards(rs []engine.Results) []Card {
-	onKVM := slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Machine.Platform == "kvm" })
+	shows := view.Shows{
+		KVM:      slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Machine.Platform == "kvm" }),
+		RowLocks: slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Workload.TPCBScale > 0 }),
+	}
 	shown := make([]*engine.Results, len(rs))
 	for i := range rs {
 		shown[i] = &rs[i]
@@ -94,7 +97,7 @@ func (m *Model) cards(rs []engine.Results) []Card {
 		pubs[i], points[i] = a.published, a.calibrated
 	}
 	var cards []Card
-	for _, d := range view.Metrics(m.setup.base.Workload.Kind, onKVM) {
+	for _, d := range view.Metrics(m.setup.base.Workload.Kind, shows) {
 		s := d.Show(m.pipe.shownNs, shown...)
 		e := docs.EvidenceFor(&d, pubs, points)
 		c := Card{ID: d.ID, Label: d.Label, A: s.A, B: s.B, Change: s.Change, Verdict: string(s.Verdict),

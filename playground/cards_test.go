@@ -148,3 +148,25 @@ func TestCardsOnAnIdleGuest(t *testing.T) {
 		t.Errorf("the host's busy vCPUs show %q -> %q: want two decimals, the fixed spin's larger", c.A, c.B)
 	}
 }
+
+// The row-lock cards follow the scenario, so they are there from the first
+// frame (before any results) and only where the runs take row locks.
+func TestRowLockCardsFollowTheScenario(t *testing.T) {
+	ps, _ := BuiltinPresets()
+	for _, tc := range []struct {
+		desc, frag string
+		want       bool
+	}{
+		{"the TPC-B preset takes them", "#v=1&preset=tpcb-32vcpu", true},
+		{"without row locks", "#v=1&preset=tpcb-32vcpu&workload.tpcb_scale=0", false},
+		{"another workload", "#v=1&preset=durable-write", false},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			m := New(Options{Presets: ps, Fragment: tc.frag, Runner: runner.NewLocal(func() float64 { return 0 })})
+			got := slices.ContainsFunc(m.Snapshot(0).Cards.Cards, func(c Card) bool { return c.ID == "lock-waited" })
+			if got != tc.want {
+				t.Errorf("a row-lock card: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

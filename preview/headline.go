@@ -3,6 +3,7 @@ package preview
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"schedplay/docs"
@@ -36,7 +37,10 @@ func (p *Preview) Headline() []Metric {
 	}
 	reached := int64(math.Round(p.ReachedMs * 1e6))
 	var out []Metric
-	for _, d := range view.CardMetrics(p.Workload, p.kvm()) {
+	// A stored preview has its arms' results, which say whether the runs took
+	// row locks (the card's four are the same either way).
+	locks := slices.ContainsFunc(p.Arms, func(a Arm) bool { return a.Results.RowLocks.TPCBScale > 0 })
+	for _, d := range view.CardMetrics(p.Workload, view.Shows{KVM: p.kvm(), RowLocks: locks}) {
 		out = append(out, Metric{Def: d, Shown: d.Show(reached, rs...), Evidence: docs.EvidenceFor(&d, pubs, points)})
 	}
 	return out

@@ -156,19 +156,25 @@ func rowLockDefs() []MetricDef {
 	return []MetricDef{share, wait}
 }
 
+// Shows is what the runs a metric table is for have that decides some of its
+// metrics: an arm under KVM (a halt is a VM exit only under a hypervisor, so the
+// KVMOnly metrics are left out otherwise), pgbench's row locks (a server whose
+// runs take them is judged by its lock waits too). Both come from the runs'
+// scenarios, so the cards are the same before the first results and after.
+type Shows struct {
+	KVM, RowLocks bool
+}
+
 // Metrics lists the headline metrics of a workload kind, in the order the page
-// shows them; kvm says whether an arm runs under KVM (KVMOnly metrics are left
-// out otherwise). A server is judged by throughput and latency, a finite run
-// (hackbench) by how long it took, a durable writer by how long a woken writer
-// waits, an idle guest by what its idle loop costs the host. rs are the results
-// the metrics will show: a server whose runs take pgbench's row locks (any of
-// rs has them) is judged by its lock waits too, after its latency; with no rs,
-// or none with row locks, they are left out.
+// shows them, for runs with what shows says. A server is judged by throughput
+// and latency (and, with row locks, its lock waits after its latency), a finite
+// run (hackbench) by how long it took, a durable writer by how long a woken
+// writer waits, an idle guest by what its idle loop costs the host.
 //
 // The share card keeps its four: it compares the scheduler changes, and the
 // lock waits are part of why a server's throughput and latency move, not a
 // result of their own to set beside them.
-func Metrics(kind string, kvm bool, rs ...*engine.Results) []MetricDef {
+func Metrics(kind string, shows Shows) []MetricDef {
 	var ms []MetricDef
 	switch kind {
 	case engine.WorkloadHackbench:
@@ -219,13 +225,13 @@ func Metrics(kind string, kvm bool, rs ...*engine.Results) []MetricDef {
 		mean := latencyDef("mean", "mean latency", "latency_us.mean", func(l engine.LatencySummary) float64 { return l.Mean })
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
 		ms = []MetricDef{throughputDef(), mean, p99}
-		if slices.ContainsFunc(rs, func(r *engine.Results) bool { return r.RowLocks.TPCBScale > 0 }) {
+		if shows.RowLocks {
 			ms = append(ms, rowLockDefs()...)
 		}
 		ms = append(ms, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef())
 		cardOn(ms, "throughput", "mean", "busy", "idle-over")
 	}
-	if !kvm {
+	if !shows.KVM {
 		ms = slices.DeleteFunc(ms, func(d MetricDef) bool { return d.KVMOnly })
 	}
 	return ms
@@ -239,8 +245,8 @@ func cardOn(ms []MetricDef, ids ...string) {
 }
 
 // CardMetrics is the subset of Metrics the share card shows, in the page's order.
-func CardMetrics(kind string, kvm bool, rs ...*engine.Results) []MetricDef {
-	return slices.DeleteFunc(Metrics(kind, kvm, rs...), func(d MetricDef) bool { return !d.Card })
+func CardMetrics(kind string, shows Shows) []MetricDef {
+	return slices.DeleteFunc(Metrics(kind, shows), func(d MetricDef) bool { return !d.Card })
 }
 
 // Text writes value v; reachedNs is the simulated time the run has reached, for

@@ -537,7 +537,7 @@ func TestDrawFlight(t *testing.T) {
 func TestMetricTable(t *testing.T) {
 	for _, kind := range []string{engine.WorkloadRequestServer, engine.WorkloadCommit, engine.WorkloadHackbench, engine.WorkloadIdle} {
 		for _, kvm := range []bool{true, false} {
-			all, card := view.Metrics(kind, kvm), view.CardMetrics(kind, kvm)
+			all, card := view.Metrics(kind, view.Shows{KVM: kvm}), view.CardMetrics(kind, view.Shows{KVM: kvm})
 			ids := map[string]bool{}
 			for _, d := range all {
 				if ids[d.ID] || d.Label == "" || d.Short == "" || d.Key == "" || d.Value == nil || d.Format == nil {
@@ -563,7 +563,7 @@ func TestMetricTable(t *testing.T) {
 		}
 	}
 	def := func(kind, id string) view.MetricDef {
-		for _, d := range view.Metrics(kind, true) {
+		for _, d := range view.Metrics(kind, view.Shows{KVM: true}) {
 			if d.ID == id {
 				return d
 			}
@@ -660,28 +660,27 @@ func TestRowLockMetrics(t *testing.T) {
 	plain := "throughput mean p99 busy busy-host idle-over ipis halts"
 	withLocks := "throughput mean p99 lock-waited lock-wait busy busy-host idle-over ipis halts"
 	for _, tc := range []struct {
-		desc string
-		kind string
-		rs   []*engine.Results
-		want string
+		desc  string
+		kind  string
+		locks bool
+		want  string
 	}{
-		{"no results", engine.WorkloadRequestServer, nil, plain},
-		{"no row locks", engine.WorkloadRequestServer, []*engine.Results{unlocked, unlocked}, plain},
-		{"row locks", engine.WorkloadRequestServer, []*engine.Results{locked, fewer}, withLocks},
-		{"row locks in one arm", engine.WorkloadRequestServer, []*engine.Results{unlocked, locked}, withLocks},
-		{"another workload", engine.WorkloadCommit, []*engine.Results{locked}, "throughput wake p99 busy busy-host idle-over ipis halts"},
+		{"no row locks", engine.WorkloadRequestServer, false, plain},
+		{"row locks", engine.WorkloadRequestServer, true, withLocks},
+		{"another workload", engine.WorkloadCommit, true, "throughput wake p99 busy busy-host idle-over ipis halts"},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			if got := ids(view.Metrics(tc.kind, true, tc.rs...)); got != tc.want {
+			shows := view.Shows{KVM: true, RowLocks: tc.locks}
+			if got := ids(view.Metrics(tc.kind, shows)); got != tc.want {
 				t.Errorf("metrics %q, want %q", got, tc.want)
 			}
-			if got, want := ids(view.CardMetrics(tc.kind, true, tc.rs...)), ids(view.CardMetrics(tc.kind, true)); got != want {
+			if got, want := ids(view.CardMetrics(tc.kind, shows)), ids(view.CardMetrics(tc.kind, view.Shows{KVM: true})); got != want {
 				t.Errorf("share card %q, want its four as without row locks, %q", got, want)
 			}
 		})
 	}
 	def := func(id string) view.MetricDef {
-		for _, d := range view.Metrics(engine.WorkloadRequestServer, true, locked) {
+		for _, d := range view.Metrics(engine.WorkloadRequestServer, view.Shows{KVM: true, RowLocks: true}) {
 			if d.ID == id {
 				return d
 			}
