@@ -46,6 +46,9 @@ func NewPublishedSet(sc engine.Scenario) PublishedSet {
 	}
 	var out PublishedSet
 	for _, p := range sc.Published {
+		if p.Relative {
+			continue // only a change between arms, not a figure a run can show
+		}
 		if p.Arm == "" {
 			out = append(out, publishedPoint{when: read(p.Set), values: p.Values})
 			continue

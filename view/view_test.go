@@ -611,6 +611,7 @@ func TestPublishedSet(t *testing.T) {
 			{Arm: "off", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 7819}},
 			{Arm: "on", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 22722}},
 			{Arm: "on", Set: map[string]string{"workload.clients": "many"}, Values: map[string]float64{"throughput_per_s": 1}},
+			{Arm: "off", Set: map[string]string{"workload.clients": "16"}, Relative: true, Values: map[string]float64{"throughput_per_s": 1}},
 		},
 	}
 	ps := view.NewPublishedSet(sc)
@@ -622,6 +623,7 @@ func TestPublishedSet(t *testing.T) {
 		{"the off arm", "false", "64", 7819},
 		{"the on arm, written another way", "true", "64", 22722},
 		{"other settings", "true", "32", 0},
+		{"a relative value is no figure", "false", "16", 0},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			got := ps.Figures(func(path string) string {
