@@ -535,7 +535,7 @@ func TestDrawFlight(t *testing.T) {
 // card's are a subset in the same order, KVM's only under KVM; and the table's
 // rules write a comparison the same way whichever surface asks.
 func TestMetricTable(t *testing.T) {
-	for _, kind := range []string{engine.WorkloadRequestServer, engine.WorkloadCommit, engine.WorkloadHackbench, engine.WorkloadIdle} {
+	for _, kind := range []string{engine.WorkloadRequestServer, engine.WorkloadCommit, engine.WorkloadHackbench, engine.WorkloadIdle, engine.WorkloadThreadPerConn} {
 		for _, kvm := range []bool{true, false} {
 			all, card := view.Metrics(kind, kvm), view.CardMetrics(kind, kvm)
 			ids := map[string]bool{}
