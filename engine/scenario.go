@@ -370,7 +370,7 @@ func DefaultScenario() Scenario {
 			StatementsPerTxn: 1,
 			RxBatch:          1,
 			RxQueues:         1,
-			RequestsPerConn:  10,
+			RequestsPerConn:  100,
 			WakerCPU:         0,
 			SpawnCPU:         0,
 			NetworkRTTUs:     100,
