@@ -40,7 +40,7 @@ func readLessonPanel(t testing.TB, ctx context.Context) lessonPanel {
 // gallery (SCHEDPLAY_SCREENSHOTS).
 func TestLessonsPlay(t *testing.T) {
 	ls, errs := lesson.Builtin()
-	if len(errs) > 0 || len(ls) < 3 {
+	if len(errs) > 0 || len(ls) < 4 {
 		t.Fatalf("%d lessons, errors %v", len(ls), errs)
 	}
 	for _, l := range ls {

@@ -115,6 +115,11 @@ func TestGallery(t *testing.T) {
 		{"hackbench-wake-sync", 1440, 900, "#v=1&preset=hackbench", "20000000", false, ""},
 		{"idle-guest-light", 1280, 800, "#v=1&preset=idle-guest&theme=light", "2500000000", false, "#stage"},
 		{"saturated-sync-fairness", 1440, 900, "#v=1&preset=saturated-sync", "1500000000", false, ""},
+		{"thread-per-conn-compare", 1440, 900, "#v=1&preset=thread-per-conn", "1000000000", false, ""},
+		{"thread-per-conn-light", 1024, 768, "#v=1&preset=thread-per-conn&theme=light", "1000000000", false, ""},
+		{"thread-per-conn-embed", 800, 450, "#v=1&preset=thread-per-conn&embed=1", "1000000000", false, ""},
+		{"thread-per-conn-multiqueue", 1440, 900, "#v=1&preset=thread-per-conn&workload.rss=1&compare=workload.rx_queues:1,16", "1000000000", false, ""},
+		{"thread-per-conn-controls", 1440, 2400, "#v=1&preset=thread-per-conn&workload.rss=1&compare=workload.rx_queues:1,16", "1000000000", false, "#panel"},
 	}
 	for _, s := range shots {
 		t.Run(s.name, func(t *testing.T) {

@@ -146,6 +146,25 @@ func TestPanelShowsWhatApplies(t *testing.T) {
 	// On KVM the host halt-polls: its control appears.
 	eval[bool](t, ctx, `(() => { const s = document.getElementById('platform'); s.value = 'kvm'; s.dispatchEvent(new Event('change')); return true })()`)
 	waitFor(t, ctx, `(e => e.getClientRects().length > 0)(document.getElementById('host-halt-poll'))`, 10*time.Second)
+
+	// A thread per connection over one RX queue: its network knobs and the
+	// balancer's pass, but RSS only once the device has queues to spread over.
+	for _, tc := range []struct {
+		frag string
+		want map[string]bool
+	}{
+		{"#v=1&preset=thread-per-conn&compare=off", map[string]bool{"rx-queues": true, "rss": false, "requests-per-conn": true, "balancer": true, "clients": true}},
+		{"#v=1&preset=thread-per-conn&compare=off&workload.rx_queues=16", map[string]bool{"rx-queues": true, "rss": true}},
+		{"#v=1&preset=hackbench&compare=off", map[string]bool{"rx-queues": false, "rss": false, "requests-per-conn": false, "balancer": false}},
+	} {
+		open(t, ctx, base+"/"+tc.frag)
+		waitFor(t, ctx, `document.getElementById('vcpus').getClientRects().length > 0 && window.schedplay.state().pending === 0`, 10*time.Second)
+		for id, want := range tc.want {
+			if got := visible(id); got != want {
+				t.Errorf("%s: #%s visible = %v, want %v", tc.frag, id, got, want)
+			}
+		}
+	}
 }
 
 // TestReloadReproduces opens a link, runs to a simulated instant, and checks that a

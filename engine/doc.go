@@ -56,6 +56,15 @@
 // (load plus this pass's arrivals) until the load difference is at most one, at
 // most 8 threads per CPU in one pass; its period is 10 ms (balance_interval_ms).
 //
+// Multiqueue receive (nic.go, workload.rx_queues and workload.rss), OSv pull
+// requests 1463 and 1470: min(advertised, vCPUs, 96) RX queues, queue i's RX
+// thread pinned to vCPU i; with RSS each connection is hashed onto a queue
+// through a round-robin indirection table, without it every packet lands on
+// queue 0. It spreads the RX work, not the threads the RX threads wake, which
+// still go to their home CPUs. The thread_per_conn workload (threadconn.go) is
+// the server pull request 1464 was measured on: a worker per connection,
+// started on the acceptor's CPU.
+//
 // Adaptive idle spin (idle.go; OSv pull request 1511, over the fixed count that
 // pull request 1476 made tunable): each CPU's spin window snaps to the cap on a wake
 // caught while spinning and halves toward the floor after K consecutive halts (the

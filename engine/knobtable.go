@@ -95,36 +95,45 @@ func knobTable() []Knob {
 			Doc: "The slice scx_simple gives a task (SCX_SLICE_DFL).", applies: onScx, AppliesTo: "scx_simple policy"},
 
 		{Path: "workload.kind", Kind: KindChoice, Label: "workload",
-			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs},
-			Doc:     "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, or CPU-bound spinners beside WAKE_SYNC ping-pong pairs."},
+			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs, WorkloadThreadPerConn},
+			Doc:     "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, or a server that starts a thread per connection."},
 		{Path: "workload.clients", Kind: KindInt, Label: "clients", Min: 0, Max: MaxClients, Log: true,
-			Doc:     "Closed-loop concurrency: client connections (each with its own backend thread), or writer threads.",
-			applies: withClients, AppliesTo: "request_server and commit workloads"},
+			Doc:     "Closed-loop concurrency: client connections (each served by its own backend or worker thread), or writer threads.",
+			applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},
 		{Path: "workload.waker_cpu", Kind: KindInt, Label: "waker vCPU", CPUIndex: true, Min: 0, Max: MaxVCPUs - 1,
-			Doc:     "Where the waker starts: virtio-net's RX thread (request_server), whose NIC interrupt follows it, or the log-commit thread (commit). Neither is pinned: the balancer and idle pull may move it.",
-			applies: withClients, AppliesTo: "request_server and commit workloads"},
+			Doc:     "Where the waker starts: virtio-net's RX thread (request_server, thread_per_conn), whose NIC interrupt follows it, or the log-commit thread (commit). Neither is pinned: the balancer and idle pull may move it. The multiqueue driver pins its RX threads instead.",
+			applies: withMovableWaker, AppliesTo: "commit workload, or a network workload with one RX queue"},
 		{Path: "workload.spawn_cpu", Kind: KindInt, Label: "spawner vCPU", CPUIndex: true, Min: -1, Max: MaxVCPUs - 1,
-			Doc:     "Where the spawner (the application's main thread, not pinned) starts; each backend is forked on the vCPU the spawner is on then, and starts homed there. -1 starts commit writers on every vCPU.",
-			applies: withClients, AppliesTo: "request_server and commit workloads"},
+			Doc:     "Where the spawner (the application's main thread, not pinned) starts: the thread that forks request_server's backends or accepts thread_per_conn's connections. Each backend or worker starts on the vCPU the spawner is on then, and is homed there. -1 starts commit writers on every vCPU.",
+			applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},
 		{Path: "workload.connect_interval_us", Kind: KindInt, Label: "connect interval", Unit: "µs", Min: 0, Max: 1_000_000, Log: true,
-			Doc: "Gap between client connections; 0 connects all at once.", applies: withRequests, AppliesTo: "request_server workload"},
+			Doc: "Gap between the clients' first connections; 0 connects all at once.", applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
 		{Path: "workload.start_together", Kind: KindBool, Label: "start together",
 			Doc: "Hold every client's first request until all are connected, as pgbench does.", applies: withRequests, AppliesTo: "request_server workload"},
 		{Path: "workload.statements_per_txn", Kind: KindInt, Label: "statements per transaction", Min: 1, Max: 100,
 			Doc: "Request/response round trips per transaction (TPC-B sends 7); throughput counts transactions.", applies: withRequests, AppliesTo: "request_server workload"},
+		{Path: "workload.requests_per_conn", Kind: KindInt, Label: "requests per connection", Min: 1, Max: 1_000_000, Log: true,
+			Doc:     "Requests a client sends on one connection, one at a time, before it closes it and connects again; the connection's worker thread exits after the last.",
+			applies: withThreadPerConn, AppliesTo: "thread_per_conn workload"},
 		{Path: "workload.network_rtt_us", Kind: KindInt, Label: "network round trip", Unit: "µs", Min: 0, Max: MaxRTTUs, Log: true,
-			Doc: "Client to guest and back, outside the guest.", applies: withRequests, AppliesTo: "request_server workload"},
+			Doc: "Client to guest and back, outside the guest.", applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
 		{Path: "workload.rx_cost_ns", Kind: KindInt, Label: "RX cost", Unit: "ns", Min: 100, Max: MaxCostNs, Log: true,
-			Doc: "The RX thread's CPU time per request packet.", applies: withRequests, AppliesTo: "request_server workload"},
+			Doc: "The RX thread's CPU time per packet.", applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
 		{Path: "workload.rx_priority", Kind: KindFloat, Label: "RX priority", Min: 1e-6, Max: 1000, Log: true,
-			Doc:     "The RX thread's OSv priority, the factor its run time counts at: 1 is ordinary; virtio-net's RX thread has priority_infinity, 0.00001.",
-			applies: withRequests, AppliesTo: "request_server workload"},
+			Doc:     "The RX threads' OSv priority, the factor their run time counts at: 1 is ordinary; virtio-net's RX threads have priority_infinity, 0.00001.",
+			applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
 		{Path: "workload.rx_batch", Kind: KindInt, Label: "RX batch", Min: 1, Max: 4096, Log: true,
-			Doc: "Most packets one RX poll handles before its wakes take effect (NAPI's budget is 64).", applies: withRequests, AppliesTo: "request_server workload"},
+			Doc: "Most packets one RX poll handles before its wakes take effect (NAPI's budget is 64).", applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
+		{Path: "workload.rx_queues", Kind: KindInt, Label: "RX queues", Min: 1, Max: MaxRxQueues, Log: true,
+			Doc:     "RX/TX queue pairs the virtio-net device advertises: 1 is OSv's single-queue driver; more is the multiqueue driver (OSv pull request 1463), which uses min(this, vCPUs, 96) queues, each with its own RX thread pinned to its own vCPU.",
+			applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
+		{Path: "workload.rss", Kind: KindBool, Label: "RSS",
+			Doc:     "The device offers receive-side scaling (OSv pull request 1470): it hashes each connection onto one of the RX queues through a round-robin indirection table. Without it every packet lands on queue 0.",
+			applies: withMultiqueue, AppliesTo: "more than one RX queue"},
 		{Path: "workload.service.dist", Kind: KindChoice, Label: "service distribution", Choices: []string{"fixed", "exp", "uniform", "lognormal"},
-			Doc: "Distribution of a backend's (or writer's) CPU time per request.", applies: withClients, AppliesTo: "request_server and commit workloads"},
+			Doc: "Distribution of a backend's, worker's or writer's CPU time per request.", applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},
 		{Path: "workload.service.mean_us", Kind: KindFloat, Label: "service time", Unit: "µs", Min: 0.1, Max: MaxServiceUs, Log: true,
-			Doc: "Mean CPU time per request (or per write).", applies: withClients, AppliesTo: "request_server and commit workloads"},
+			Doc: "Mean CPU time per request (or per write).", applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},
 		{Path: "workload.service.cv", Kind: KindFloat, Label: "service variation", Min: 0, Max: 3,
 			Doc: "Coefficient of variation of the service time (uniform and lognormal).", applies: withServiceCV, AppliesTo: "uniform or lognormal service"},
 		{Path: "workload.commit_device_us", Kind: KindInt, Label: "commit write", Unit: "µs", Min: 0, Max: MaxDeviceUs, Log: true,
@@ -134,7 +143,7 @@ func knobTable() []Knob {
 		{Path: "workload.commit_wake_ns", Kind: KindInt, Label: "commit hand-off", Unit: "ns", Min: 100, Max: MaxCostNs, Log: true,
 			Doc: "A woken committer's CPU time until it passes the mutex to the next waiter.", applies: withCommit, AppliesTo: "a commit path"},
 		{Path: "workload.spawn_us", Kind: KindInt, Label: "fork time", Unit: "µs", Min: 1, Max: MaxServiceUs, Log: true,
-			Doc: "The spawner's CPU time to fork a backend, and again the backend's start-up.", applies: withRequests, AppliesTo: "request_server workload"},
+			Doc: "The spawner's CPU time to fork a backend, and again the backend's start-up (request_server); the acceptor's CPU time to accept a connection and start its worker thread (thread_per_conn).", applies: withNetwork, AppliesTo: "request_server and thread_per_conn workloads"},
 		{Path: "workload.commit_cpu", Kind: KindInt, Label: "committer vCPU", CPUIndex: true, Min: -1, Max: MaxVCPUs - 1,
 			Doc:     "Where the request server's log-commit thread (a ZFS taskq thread, not pinned) starts; -1 starts it on the spawner's vCPU.",
 			applies: func(sc *Scenario) bool { return withRequests(sc) && sc.Workload.CommitDeviceUs > 0 }, AppliesTo: "request_server workload with commits"},
@@ -172,4 +181,17 @@ func knobTable() []Knob {
 		{Path: "workload.sync_pairs.spinner_step_us", Kind: KindInt, Label: "spinner step", Unit: "µs", Min: 10, Max: 100_000, Log: true,
 			Doc: "A spinner's computing between reschedule points: the scheduler tick, where an expired slice is noticed.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
 	}
+}
+
+// Applicability of the network and thread-per-connection knobs (schema.go has
+// the others).
+func withNetwork(sc *Scenario) bool       { return isKind(sc, WorkloadRequestServer, WorkloadThreadPerConn) }
+func withThreadPerConn(sc *Scenario) bool { return isKind(sc, WorkloadThreadPerConn) }
+func withConcurrency(sc *Scenario) bool   { return withClients(sc) || withThreadPerConn(sc) }
+func withMultiqueue(sc *Scenario) bool    { return withNetwork(sc) && sc.Workload.RxQueues > 1 }
+
+// withMovableWaker: the waker starts on waker_cpu. The multiqueue driver pins
+// its RX threads to vCPUs 0..N-1 instead.
+func withMovableWaker(sc *Scenario) bool {
+	return isKind(sc, WorkloadCommit) || withNetwork(sc) && sc.Workload.RxQueues <= 1
 }

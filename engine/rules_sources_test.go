@@ -71,14 +71,14 @@ func TestRuleWakersUnpinned(t *testing.T) {
 			for _, x := range []struct {
 				thr  *thread
 				want int
-			}{{r.rx, 2}, {r.spawner, 1}, {r.log.thr, tc.wantLog}} {
+			}{{r.nic.queues[0].thr, 2}, {r.spawner, 1}, {r.log.thr, tc.wantLog}} {
 				if x.thr.pinned || x.thr.cpu != x.want {
 					t.Errorf("%s: pinned %v on CPU %d, want unpinned on CPU %d", x.thr.name, x.thr.pinned, x.thr.cpu, x.want)
 				}
 			}
 			// Each is the migratable tail of a loaded CPU in turn: one balancer
 			// pass pushes it to an idle CPU.
-			for _, x := range []*thread{r.rx, r.spawner, r.log.thr} {
+			for _, x := range []*thread{r.nic.queues[0].thr, r.spawner, r.log.thr} {
 				c := s.cpus[x.cpu]
 				hog := s.newThread("hog", RoleWorker, c.id, true)
 				c.cur = hog
@@ -105,7 +105,7 @@ func TestRuleWakersUnpinned(t *testing.T) {
 // it, the CPU the RX thread was on at the previous interrupt.
 func TestRuleMSIXFollowsRX(t *testing.T) {
 	s, r := srcRequestServer(t, "workload.waker_cpu=2", "workload.spawn_cpu=1", "workload.network_rtt_us=1000")
-	rxWakes := func() []Decision { return wakesOf(s, r.rx.id) }
+	rxWakes := func() []Decision { return wakesOf(s, r.nic.queues[0].thr.id) }
 	for len(rxWakes()) < 1 {
 		s.Step()
 	}
@@ -113,8 +113,8 @@ func TestRuleMSIXFollowsRX(t *testing.T) {
 	if first.CPU != 0 || first.Target != 2 {
 		t.Fatalf("first NIC interrupt on CPU %d woke the RX thread on CPU %d, want CPU 0 -> CPU 2", first.CPU, first.Target)
 	}
-	if r.nicVec.cpu != 2 {
-		t.Errorf("vector points at CPU %d after the first interrupt, want 2", r.nicVec.cpu)
+	if r.nic.queues[0].vec.cpu != 2 {
+		t.Errorf("vector points at CPU %d after the first interrupt, want 2", r.nic.queues[0].vec.cpu)
 	}
 	for len(rxWakes()) < 2 {
 		s.Step()
@@ -124,10 +124,10 @@ func TestRuleMSIXFollowsRX(t *testing.T) {
 	}
 	// The RX thread moves to CPU 3 while it sleeps between packets (as a
 	// balancer push or a donation would leave it, had it been queued).
-	for r.rx.state != ThreadBlocked || r.rxq.size > 0 {
+	for r.nic.queues[0].thr.state != ThreadBlocked || r.nic.queues[0].pending.size > 0 {
 		s.Step()
 	}
-	r.rx.cpu = 3
+	r.nic.queues[0].thr.cpu = 3
 	for len(rxWakes()) < 3 {
 		s.Step()
 	}

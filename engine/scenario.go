@@ -62,7 +62,12 @@ type Published struct {
 	Arm    string             `json:"arm"`
 	Set    map[string]string  `json:"set,omitzero"`
 	Values map[string]float64 `json:"values"`
-	Source string             `json:"source,omitzero"`
+	// Relative marks values the source published only as changes between
+	// arms ("throughput improved by 50-70%"): the relative points of one
+	// setting share a unit nobody measured, so only their ratios (B / A) mean
+	// anything. They are compared as changes and never as figures.
+	Relative bool   `json:"relative,omitzero"`
+	Source   string `json:"source,omitzero"`
 }
 
 // Machine describes the (virtual) hardware and the platform it runs on.
@@ -178,14 +183,17 @@ const (
 	WorkloadIdle          = "idle"
 	WorkloadHackbench     = "hackbench"
 	WorkloadSyncPairs     = "sync_pairs"
+	WorkloadThreadPerConn = "thread_per_conn"
 )
 
 // Workload describes the threads and their wake pattern.
 type Workload struct {
-	// Kind is request_server, commit, idle, hackbench or sync_pairs.
+	// Kind is request_server, commit, idle, hackbench, sync_pairs or
+	// thread_per_conn.
 	Kind string `json:"kind"`
 	// Clients is the closed-loop concurrency: client connections (each served by its
-	// own backend thread) for request_server, writer threads for commit.
+	// own backend thread) for request_server and thread_per_conn, writer threads
+	// for commit.
 	Clients int `json:"clients"`
 	// WakerCPU is where the waker starts: the RX thread (request_server) or the
 	// log-commit thread (commit). Neither is pinned, as in OSv.
@@ -202,6 +210,10 @@ type Workload struct {
 	// transaction (pgbench's TPC-B script sends 7); the commit, if any, follows the
 	// last. Throughput and latency count transactions.
 	StatementsPerTxn int `json:"statements_per_txn"`
+	// RequestsPerConn is how many requests a thread_per_conn client sends on one
+	// connection, one at a time, before it closes it and connects again (its
+	// worker thread exits after answering the last).
+	RequestsPerConn int `json:"requests_per_conn"`
 	// NetworkRTTUs is the client <-> guest round trip outside the guest.
 	NetworkRTTUs int64 `json:"network_rtt_us"`
 	// RxCostNs is the RX thread's CPU time per request packet (before it wakes a
@@ -216,6 +228,16 @@ type Workload struct {
 	// (Linux NAPI's budget is 64): packets that queued while the RX thread could not
 	// run are processed together and their backends woken back to back.
 	RxBatch int `json:"rx_batch"`
+	// RxQueues is how many RX/TX queue pairs the virtio-net device advertises.
+	// 1 is OSv master's single-queue driver (its RX thread not pinned, started
+	// on WakerCPU); above 1, OSv pull request 1463's multiqueue driver uses
+	// min(RxQueues, vCPUs, the MSI-X vector budget's 96 pairs), each queue's RX
+	// thread pinned to its own vCPU (docs/mechanisms.md, Multiqueue receive).
+	RxQueues int `json:"rx_queues"`
+	// RSS says the device offers receive-side scaling (pull request 1470): it
+	// hashes each flow onto one of the queues through a round-robin
+	// indirection table. Without it every packet lands on queue 0.
+	RSS bool `json:"rss"`
 	// Service is a backend's (or writer's) CPU time per request.
 	Service Dist `json:"service"`
 	// CommitDeviceUs > 0 gives request_server backends a durable commit per request
@@ -317,6 +339,9 @@ const (
 	// MaxTPCBScale bounds the row-lock table (11 rows per unit of scale); far
 	// below it, with at most MaxClients clients, a row is rarely wanted twice.
 	MaxTPCBScale = 10_000
+	// MaxRxQueues bounds the queue pairs a device may advertise; the driver
+	// uses at most 96 of them (its MSI-X vector budget), so more changes nothing.
+	MaxRxQueues = 256
 )
 
 // DefaultScenario is the embedded default: the idle-pull collapse on a 32-vCPU KVM
@@ -354,6 +379,8 @@ func DefaultScenario() Scenario {
 			Clients:          64,
 			StatementsPerTxn: 1,
 			RxBatch:          1,
+			RxQueues:         1,
+			RequestsPerConn:  100,
 			WakerCPU:         0,
 			SpawnCPU:         0,
 			NetworkRTTUs:     100,

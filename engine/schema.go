@@ -75,7 +75,7 @@ func withCommit(sc *Scenario) bool {
 	return isKind(sc, WorkloadCommit) || isKind(sc, WorkloadRequestServer) && sc.Workload.CommitDeviceUs > 0
 }
 func withServiceCV(sc *Scenario) bool {
-	return withClients(sc) && (sc.Workload.Service.Dist == "uniform" || sc.Workload.Service.Dist == "lognormal")
+	return withConcurrency(sc) && (sc.Workload.Service.Dist == "uniform" || sc.Workload.Service.Dist == "lognormal")
 }
 func withSpin(sc *Scenario) bool     { return sc.Sched.IdleSpin.Cap > 0 }
 func withAdaptive(sc *Scenario) bool { return sc.Sched.IdleSpin.Adaptive && sc.Sched.IdleSpin.Cap > 0 }

@@ -100,6 +100,8 @@ func NewSim(sc Scenario) (*Sim, error) {
 		s.wl = newHackbench(s)
 	case WorkloadSyncPairs:
 		s.wl = newSyncPairs(s)
+	case WorkloadThreadPerConn:
+		s.wl = newThreadPerConn(s)
 	default:
 		s.wl = idleWorkload{}
 	}

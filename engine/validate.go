@@ -26,7 +26,7 @@ func (sc *Scenario) Validate() error {
 	v.intRange("sched.idle_spin.floor", s.IdleSpin.Floor, 0, s.IdleSpin.Cap)
 
 	w := &sc.Workload
-	if w.Kind == WorkloadRequestServer || w.Kind == WorkloadCommit {
+	if w.Kind == WorkloadRequestServer || w.Kind == WorkloadCommit || w.Kind == WorkloadThreadPerConn {
 		v.intRange("workload.clients", int64(w.Clients), 1, MaxClients)
 	}
 	if w.Service.Dist == "uniform" {
@@ -64,6 +64,17 @@ func (sc *Scenario) Validate() error {
 		}
 	}
 	for i, p := range sc.Published {
+		if p.Relative && p.Arm == "" && v.err == nil {
+			v.fail(pathIndex("published", i, "relative"), "a relative point compares arms: it needs an arm")
+		}
+		if p.Relative && v.err == nil {
+			for _, k := range slices.Sorted(maps.Keys(p.Values)) {
+				if x := p.Values[k]; !(x > 0) {
+					v.fail(pathIndex("published", i, "values."+k), "a relative value is a ratio's term: want a number above 0, not %v", x)
+					break
+				}
+			}
+		}
 		for _, k := range slices.Sorted(maps.Keys(p.Set)) {
 			if _, err := KnobValue(k, p.Set[k]); err != nil && v.err == nil {
 				v.fail(pathIndex("published", i, "set."+k), "%s", err.(*FieldError).Msg)

@@ -4,15 +4,16 @@ import "slices"
 
 // Workloads: the threads and what each does at the end of every step.
 //
-// request_server models a database server behind a single-queue NIC: one RX thread
-// wakes the backend of each request. It is virtio-net's RX thread
+// request_server models a database server behind virtio-net (nic.go): an RX
+// thread wakes the backend of each request. It is virtio-net's RX thread
 // (drivers/virtio-net.cc, net::net()): priority_infinity (workload.rx_priority), so
-// it runs whenever it is runnable. It is not pinned (the rxq constructor only
-// names it): it starts on workload.waker_cpu, and the balancer or idle pull may
-// move it like any thread. The NIC's MSI-X vector follows it: the interrupt is
-// raised where the vector points, and its handler (drivers/msi.cc,
-// set_affinity_and_wake()) points the vector at the RX thread's CPU of the moment
-// before waking it. Backends are created by one spawner thread (the application's
+// it runs whenever it is runnable. With one queue (OSv master) it is not pinned
+// (the rxq constructor only names it): it starts on workload.waker_cpu, and the
+// balancer or idle pull may move it like any thread. The NIC's MSI-X vector
+// follows it: the interrupt is raised where the vector points, and its handler
+// (drivers/msi.cc, set_affinity_and_wake()) points the vector at the RX thread's
+// CPU of the moment before waking it. With several queues (workload.rx_queues)
+// each has its own RX thread, pinned, and a client's connection is one flow. Backends are created by one spawner thread (the application's
 // main thread, core/app.cc: not pinned) that starts on workload.spawn_cpu; a new
 // thread starts on its creator's CPU (thread::start()). N closed-loop clients send
 // a request, wait for the response, and send the next, with a network round trip
@@ -217,19 +218,16 @@ func (l *commitLog) sizeNext(n int) {
 
 // requestServer is the request_server workload.
 type requestServer struct {
-	rx       *thread
+	nic      *nic // the RX queues; a client's packets are its connection's flow
 	spawner  *thread
 	forking  int         // the client the spawner is forking a backend for, or -1
 	backends []*thread   // by client (thread.local is the client)
 	pc       []backendPC // by client
 	log      *commitLog
-	rxq      ring    // clients whose request is waiting for the RX thread
-	spawnq   ring    // clients waiting to be given a backend
-	sentAt   []int64 // by client: when its current request was sent
-	ready    []int   // connected clients held back until all are (StartTogether)
-	stmt     []int   // by client: statements of the current transaction answered so far
-	rxBatch  []int   // clients whose packets the RX thread's current poll handles
-	nicVec   msixVector
+	spawnq   ring      // clients waiting to be given a backend
+	sentAt   []int64   // by client: when its current request was sent
+	ready    []int     // connected clients held back until all are (StartTogether)
+	stmt     []int     // by client: statements of the current transaction answered so far
 	locks    *rowLocks // pgbench's row locks (workload.tpcb_scale), or nil
 }
 
@@ -242,10 +240,8 @@ func newRequestServer(s *Sim) *requestServer {
 		sentAt:   make([]int64, w.Clients),
 		stmt:     make([]int, w.Clients),
 	}
-	r.rxq.init(w.Clients)
 	r.spawnq.init(w.Clients)
-	r.rx = s.newThread("rx", RoleWaker, w.WakerCPU, false)
-	r.rx.prio = w.RxPriority
+	r.nic = newNIC(s, w.Clients)
 	r.spawner = s.newThread("spawner", RoleSpawner, max(w.SpawnCPU, 0), false)
 	if w.CommitDeviceUs > 0 {
 		cpuID := w.CommitCPU
@@ -270,11 +266,7 @@ func (r *requestServer) event(s *Sim, e event) {
 		r.spawnq.push(int(e.arg))
 		s.raiseIRQ(s.cpus[r.spawner.cpu], r.spawner, irqDevice)
 	case evPacket:
-		r.rxq.push(int(e.arg))
-		if r.rx.state == ThreadBlocked {
-			// NAPI: the NIC interrupts only while the RX thread is not polling.
-			r.nicVec.raise(s, r.rx)
-		}
+		r.nic.receive(s, int(e.arg), int(e.arg))
 	case evResponse:
 		c := int(e.arg)
 		r.stmt[c]++
@@ -299,25 +291,16 @@ func (r *requestServer) send(s *Sim, c int, t int64) {
 
 func (r *requestServer) next(s *Sim, t *thread) (int64, bool) {
 	w := &s.sc.Workload
-	switch {
-	case t == r.rx:
+	if q := r.nic.queueOf(t); q >= 0 {
 		// One NAPI poll: the packets taken at the start of the step are processed
 		// in it, and their backends are woken at its end, in arrival order.
-		for _, c := range r.rxBatch {
+		rq := &r.nic.queues[q]
+		for _, c := range rq.batch {
 			s.wake(r.backends[c], t.cpu, false)
 		}
-		r.rxBatch = r.rxBatch[:0]
-		for len(r.rxBatch) < w.RxBatch {
-			c, ok := r.rxq.pop()
-			if !ok {
-				break
-			}
-			r.rxBatch = append(r.rxBatch, c)
-		}
-		if len(r.rxBatch) == 0 {
-			return 0, true
-		}
-		return int64(len(r.rxBatch))*w.RxCostNs + 1, false
+		return rq.poll(w)
+	}
+	switch {
 	case t == r.spawner:
 		if c := r.forking; c >= 0 {
 			// Fork done: the new backend starts on its creator's CPU.

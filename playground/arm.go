@@ -114,6 +114,9 @@ func workloadLabel(sc engine.Scenario) string {
 		return fmt.Sprintf("%d writers", w.Clients)
 	case engine.WorkloadSyncPairs:
 		return fmt.Sprintf("%d spinners, %d pairs", w.SyncPairs.Spinners, w.SyncPairs.Pairs)
+	case engine.WorkloadThreadPerConn:
+		// Each client holds one connection, served by its own short-lived thread.
+		return fmt.Sprintf("%d connections", w.Clients)
 	}
 	return fmt.Sprintf("%d clients", w.Clients)
 }

@@ -325,6 +325,9 @@ type pubPoint struct {
 func (m *Model) publishedPoints() []pubPoint {
 	var out []pubPoint
 	for _, p := range m.setup.base.Published {
+		if p.Relative {
+			continue // a change between arms, not a throughput to plot
+		}
 		v, ok := p.Values["throughput_per_s"]
 		cs, ok2 := p.Set["workload.clients"]
 		if !ok || !ok2 {

@@ -77,6 +77,9 @@ func panelKnobs() []panelKnob {
 			names: map[string]string{"native": "bare metal", "kvm": "KVM guest"}},
 		{id: "host-halt-poll", path: "machine.host_halt_poll_ns", group: GroupMachine},
 		{id: "clients", path: "workload.clients", group: GroupWorkload, ladder: clientsLadder()},
+		{id: "requests-per-conn", path: "workload.requests_per_conn", group: GroupWorkload},
+		{id: "rx-queues", path: "workload.rx_queues", group: GroupWorkload, ladder: rxQueuesLadder()},
+		{id: "rss", path: "workload.rss", group: GroupWorkload},
 		{id: "policy", path: "sched.policy", group: GroupSched,
 			names: map[string]string{"osv": "OSv", "scx_simple": "sched_ext scx_simple", "linux": "Linux (EEVDF-like)"}},
 		{id: "wake-sync", path: "sched.wake_sync", group: GroupSched,
@@ -84,6 +87,8 @@ func panelKnobs() []panelKnob {
 				"proposed": "proposed: the waker's queue empty"}},
 		{id: "wake-pull", path: "sched.wake_pull", group: GroupSched},
 		{id: "balance", path: "sched.balance_interval_ms", group: GroupSched},
+		{id: "balancer", path: "sched.balancer", group: GroupSched,
+			names: map[string]string{"stock": "stock: one thread a pass", "drain": "drain: the whole imbalance (PR 1464)"}},
 		{id: "spin-cap", path: "sched.idle_spin.cap", group: GroupSched},
 		{id: "adaptive-spin", path: "sched.idle_spin.adaptive", group: GroupSched},
 		{id: "spin-rule", path: "sched.idle_spin.rule", group: GroupSched,
@@ -101,6 +106,13 @@ func panelKnobs() []panelKnob {
 // slider. These steps hit each of them, more finely where clients pass the vCPUs.
 func clientsLadder() []float64 {
 	return []float64{1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256}
+}
+
+// rxQueuesLadder steps the queue pairs a device advertises through the vCPU
+// counts the presets have (8, 16, 32), where one queue a vCPU is the natural
+// setting; the schema's 1-2-5 steps would miss all three.
+func rxQueuesLadder() []float64 {
+	return []float64{1, 2, 4, 8, 16, 32, 64, 96, 128, 256}
 }
 
 // Controls returns the panel's controls, derived from the engine's schema. A

@@ -114,7 +114,8 @@ func TestControlsFromSchema(t *testing.T) {
 	}
 	want := map[string]string{"vcpus": "range", "platform": "select", "host-halt-poll": "range", "clients": "range",
 		"policy": "select", "wake-sync": "select", "wake-pull": "toggle", "balance": "range", "spin-cap": "range",
-		"adaptive-spin": "toggle", "spin-floor": "range", "seed": "number", "duration": "range"}
+		"adaptive-spin": "toggle", "spin-floor": "range", "seed": "number", "duration": "range",
+		"balancer": "select", "rx-queues": "range", "rss": "toggle", "requests-per-conn": "range"}
 	for id, kind := range want {
 		if ids[id] != kind {
 			t.Errorf("control %s is %q, want a %s", id, ids[id], kind)
@@ -145,6 +146,14 @@ func TestControlsShownApply(t *testing.T) {
 			shown: []string{"wake-sync", "wake-pull", "balance", "policy"}},
 		{desc: "a compared knob stays even where it changes nothing", frag: "#v=1&preset=hackbench&compare=sched.wake_pull",
 			shown: []string{"wake-pull"}},
+		{desc: "TPC-B: RX queues, not RSS with one queue, nor requests per connection", frag: "#v=1&preset=tpcb-32vcpu",
+			shown: []string{"rx-queues", "balancer"}, hidden: []string{"rss", "requests-per-conn"}},
+		{desc: "thread per connection: multiqueue in one arm makes RSS apply", frag: "#v=1&preset=thread-per-conn&compare=workload.rx_queues:1,16",
+			shown: []string{"rx-queues", "rss", "requests-per-conn", "clients", "balancer"}},
+		{desc: "hackbench: no network, no OSv balancer", frag: "#v=1&preset=hackbench",
+			hidden: []string{"rx-queues", "rss", "requests-per-conn", "balancer"}},
+		{desc: "balancer off: no pass to choose", frag: "#v=1&preset=tpcb-32vcpu&sched.balance_interval_ms=0",
+			hidden: []string{"balancer"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {

@@ -92,6 +92,13 @@ func ipisDef() MetricDef {
 		Value: func(r *engine.Results) float64 { return r.IPIsPerS.Total }, Format: Compact}
 }
 
+// migrationsDef counts threads that ran on a CPU other than their last: how
+// fast the work is being spread (or moved back and forth).
+func migrationsDef() MetricDef {
+	return MetricDef{ID: "migrations", Label: "migrations /s", Short: "migrations /s", Key: "migrations_per_s",
+		Value: func(r *engine.Results) float64 { return r.MigrationsPerS }, Format: Compact}
+}
+
 func haltsDef() MetricDef {
 	return MetricDef{ID: "halts", Label: "halt VM exits /s", Short: "halt exits /s", Key: "halt_exits_per_s", Better: Lower,
 		Value: func(r *engine.Results) float64 { return r.HaltExitsPerS }, Format: Compact, KVMOnly: true}
@@ -221,6 +228,14 @@ func Metrics(kind string, shows Shows) []MetricDef {
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
 		ms = []MetricDef{throughputDef(), wake, p99, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef()}
 		cardOn(ms, "throughput", "wake", "p99", "halts")
+	case engine.WorkloadThreadPerConn:
+		// Pull request 1464's server: throughput, and a machine mostly idle
+		// (busy vCPUs as the guest counts them, its figure) while workers wait
+		// on a few CPUs; migrations show how each way spreads them.
+		mean := latencyDef("mean", "mean latency", "latency_us.mean", func(l engine.LatencySummary) float64 { return l.Mean })
+		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
+		ms = []MetricDef{throughputDef(), busyDef(), idleOverDef(), mean, p99, migrationsDef(), busyHostDef(), ipisDef(), haltsDef()}
+		cardOn(ms, "throughput", "busy", "idle-over", "mean")
 	default:
 		mean := latencyDef("mean", "mean latency", "latency_us.mean", func(l engine.LatencySummary) float64 { return l.Mean })
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })

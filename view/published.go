@@ -63,6 +63,9 @@ func NewPublishedSet(sc engine.Scenario) PublishedSet {
 	base.Arms, base.Published = nil, nil
 	var out PublishedSet
 	for _, p := range sc.Published {
+		if p.Relative {
+			continue // only a change between arms, not a figure a run can show
+		}
 		var sets []string
 		if p.Arm != "" {
 			i := slices.IndexFunc(sc.Arms, func(a engine.Arm) bool { return a.Name == p.Arm })

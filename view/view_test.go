@@ -535,7 +535,7 @@ func TestDrawFlight(t *testing.T) {
 // card's are a subset in the same order, KVM's only under KVM; and the table's
 // rules write a comparison the same way whichever surface asks.
 func TestMetricTable(t *testing.T) {
-	for _, kind := range []string{engine.WorkloadRequestServer, engine.WorkloadCommit, engine.WorkloadHackbench, engine.WorkloadIdle} {
+	for _, kind := range []string{engine.WorkloadRequestServer, engine.WorkloadCommit, engine.WorkloadHackbench, engine.WorkloadIdle, engine.WorkloadThreadPerConn} {
 		for _, kvm := range []bool{true, false} {
 			all, card := view.Metrics(kind, view.Shows{KVM: kvm}), view.CardMetrics(kind, view.Shows{KVM: kvm})
 			ids := map[string]bool{}
@@ -614,6 +614,7 @@ func TestPublishedSet(t *testing.T) {
 		{Arm: "on", Set: map[string]string{"workload.clients": "64"}, Values: map[string]float64{"throughput_per_s": 22722}},
 		{Arm: "on", Set: map[string]string{"workload.clients": "many"}, Values: map[string]float64{"throughput_per_s": 1}},
 		{Arm: "gone", Values: map[string]float64{"throughput_per_s": 2}},
+		{Arm: "off", Set: map[string]string{"workload.clients": "16"}, Relative: true, Values: map[string]float64{"throughput_per_s": 1}},
 	}
 	ps := view.NewPublishedSet(sc)
 	for _, tc := range []struct {
@@ -627,6 +628,7 @@ func TestPublishedSet(t *testing.T) {
 		{"another load", []string{"sched.wake_pull=true", "workload.clients=32"}, 0},
 		{"a rule the measurement did not have", []string{"sched.wake_pull=true", "sched.idle_spin.adaptive=true"}, 0},
 		{"another machine", []string{"sched.wake_pull=true", "machine.vcpus=16"}, 0},
+		{"a relative value is no figure", []string{"sched.wake_pull=false", "workload.clients=16"}, 0},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			base := sc

@@ -74,7 +74,7 @@ func renderCalibration(cases []*calCase, plan calPlan, fp string) []byte {
 			}
 		}
 		for _, p := range c.points {
-			for _, name := range sortedMetricNames(p.pub.Values) {
+			for _, name := range figureNames(p) {
 				row := judgeFigure(c, p, name)
 				nFig++
 				switch {

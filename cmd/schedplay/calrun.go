@@ -208,7 +208,8 @@ type abPair struct{ a, b *calPoint }
 
 // abPairs matches the points of every two arms that have the same own
 // overrides, in published order: B / A for each later arm B against each
-// earlier arm A.
+// earlier arm A. Relative points pair only with relative points: their values
+// mean something only as ratios to each other.
 func abPairs(c *calCase) []abPair {
 	var out []abPair
 	for ai, armA := range c.sc.Arms {
@@ -218,7 +219,7 @@ func abPairs(c *calCase) []abPair {
 					continue
 				}
 				for _, pb := range c.points {
-					if pb.pub.Arm == armB.Name && slices.Equal(pa.own, pb.own) {
+					if pb.pub.Arm == armB.Name && slices.Equal(pa.own, pb.own) && pb.pub.Relative == pa.pub.Relative {
 						out = append(out, abPair{pa, pb})
 						break
 					}
@@ -301,6 +302,15 @@ func judgeChange(c *calCase, pr abPair, name string) changeRow {
 	}
 	row.hit = dp != "n/a" && row.why == ""
 	return row
+}
+
+// figureNames lists the metrics of p that are published figures: none of a
+// relative point, whose values are only the terms of its changes.
+func figureNames(p *calPoint) []string {
+	if p.pub.Relative {
+		return nil
+	}
+	return sortedMetricNames(p.pub.Values)
 }
 
 // figureRow is one published figure judged over every run.

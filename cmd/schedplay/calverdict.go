@@ -82,7 +82,7 @@ func verdictTable(cases []*calCase, fp string, markers []notesMarker) docs.Table
 		for _, p := range c.points {
 			pt := docs.Point{ID: fmt.Sprintf("%s#%d", c.file, p.index), Case: c.sc.Name, Label: pointLabel(p.pub.Arm, p.own),
 				File: c.file, Sets: p.sets}
-			for _, name := range sortedMetricNames(p.pub.Values) {
+			for _, name := range figureNames(p) {
 				row := judgeFigure(c, p, name)
 				f := docs.Figure{Metric: name, Published: row.pub, Model: median(row.byWindow),
 					Verdict: docs.Verdict{Class: figureClass(row), Why: row.why,

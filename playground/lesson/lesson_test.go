@@ -19,7 +19,7 @@ func presetData(name string) ([]byte, bool) {
 }
 
 // Every lesson shipped decodes and runs as written on the presets it names,
-// and the three stories of the product each have one.
+// and each story the product tells has one.
 func TestBuiltin(t *testing.T) {
 	ls, errs := lesson.Builtin()
 	for _, err := range errs {
@@ -31,7 +31,7 @@ func TestBuiltin(t *testing.T) {
 		}
 	}
 	for _, story := range []struct{ name, preset string }{
-		{"fan-out", "tpcb-32vcpu"}, {"spin-or-halt", "durable-write"}, {"wake-sync", "hackbench"},
+		{"fan-out", "tpcb-32vcpu"}, {"spin-or-halt", "durable-write"}, {"wake-sync", "hackbench"}, {"spread", "thread-per-conn"},
 	} {
 		if l, ok := lesson.Find(ls, story.name); !ok || l.Preset != story.preset || len(l.Steps) < 3 {
 			t.Errorf("lesson %s: found %v, preset %q, %d steps", story.name, ok, l.Preset, len(l.Steps))
