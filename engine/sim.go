@@ -18,6 +18,8 @@ type Sim struct {
 	end int64
 	q   eventQueue
 	rng *rand.Rand
+	// pcg is rng's source, kept so a checkpoint can save its state (checkpoint.go).
+	pcg *rand.PCG
 
 	cpus     []*cpu
 	threads  []*thread
@@ -61,16 +63,43 @@ func NewSim(sc Scenario) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
+	s := newSimBase(sc)
+	s.startKernelThreads()
+	switch sc.Workload.Kind {
+	case WorkloadRequestServer:
+		s.wl = newRequestServer(s)
+	case WorkloadCommit:
+		s.wl = newCommitWorkload(s)
+	case WorkloadHackbench:
+		s.wl = newHackbench(s)
+	case WorkloadSyncPairs:
+		s.wl = newSyncPairs(s)
+	default:
+		s.wl = idleWorkload{}
+	}
+	// Every CPU starts idle; ones that got work at time 0 dispatch it.
+	for _, c := range s.cpus {
+		s.enterIdle(c)
+	}
+	return s, nil
+}
+
+// newSimBase builds what follows from a valid sc alone: the clock at 0, the
+// empty queue and rings, the metrics, idle CPUs and the policy, but no thread,
+// no event and no workload. NewSim starts the run on it; Resume (checkpoint.go)
+// loads a saved state into it.
+func newSimBase(sc Scenario) *Sim {
 	s := &Sim{
 		sc:         sc,
 		end:        sc.DurationMs * 1e6,
-		rng:        rand.New(rand.NewPCG(sc.Seed, sc.Seed^0x5ced_91a7_d3c1_0b2f)),
+		pcg:        rand.NewPCG(sc.Seed, sc.Seed^0x5ced_91a7_d3c1_0b2f),
 		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
 		decayAt:    -1,
 		spinCap:    sc.Sched.IdleSpin.Cap,
 		symSpin:    sc.Sched.IdleSpin.Rule == SpinSymmetric,
 		finishedNs: -1,
 	}
+	s.rng = rand.New(s.pcg)
 	tau := s.decayTauNs
 	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
 	if sc.Sched.Policy == "osv" {
@@ -90,24 +119,7 @@ func NewSim(sc Scenario) (*Sim, error) {
 	}
 	s.pol = newPolicy(s)
 	s.timeSlices = s.pol.timeSlices() // asked once per step otherwise
-	s.startKernelThreads()
-	switch sc.Workload.Kind {
-	case WorkloadRequestServer:
-		s.wl = newRequestServer(s)
-	case WorkloadCommit:
-		s.wl = newCommitWorkload(s)
-	case WorkloadHackbench:
-		s.wl = newHackbench(s)
-	case WorkloadSyncPairs:
-		s.wl = newSyncPairs(s)
-	default:
-		s.wl = idleWorkload{}
-	}
-	// Every CPU starts idle; ones that got work at time 0 dispatch it.
-	for _, c := range s.cpus {
-		s.enterIdle(c)
-	}
-	return s, nil
+	return s
 }
 
 // Scenario returns the scenario the simulation runs.
