@@ -299,3 +299,37 @@ func TestScenarioKey(t *testing.T) {
 		})
 	}
 }
+
+// A pack lists its checkpoints with their headers; a damaged one is refused.
+func TestCheckpointPack(t *testing.T) {
+	sc := loadExample(t, "idle-guest", ckShort["idle-guest"]...)
+	s, err := NewSim(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cks [][]byte
+	for _, at := range []int64{100e6, 300e6} {
+		s.RunUntil(at)
+		ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cks = append(cks, ck)
+	}
+	pack := AppendCheckpointPack(nil, cks...)
+	got, err := ReadCheckpointPack(pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].NowNs != 100e6 || got[1].NowNs != 300e6 || got[1].Key != sc.Key() || !bytes.Equal(got[1].Data, cks[1]) {
+		t.Fatalf("the pack reads back as %+v", got)
+	}
+	for n := range len(pack) {
+		if _, err := ReadCheckpointPack(pack[:n]); !errors.Is(err, ErrCheckpointCorrupt) {
+			t.Fatalf("the pack's first %d bytes: %v", n, err)
+		}
+	}
+	if _, err := ReadCheckpointPack(append(bytes.Clone(pack), 1)); !errors.Is(err, ErrCheckpointCorrupt) {
+		t.Fatalf("a byte after the pack: %v", err)
+	}
+}
