@@ -13,7 +13,7 @@ import (
 // Arm is one simulation the stage shows: the whole run in single mode, or one side
 // of a comparison. The simulation itself runs in the Runner; the Arm holds what
 // its answers showed last and what is being animated. Both arms of a comparison
-// are shown at the same simulated time (see checkpoint.go).
+// are shown at the same simulated time (see advance.go).
 type Arm struct {
 	// Name is the arm's short label ("pull off"); Set its knob overrides.
 	Name string
@@ -48,7 +48,7 @@ type Arm struct {
 	latency   view.Histogram
 	resultsAt int64
 	// events is the engine's event count as shown; busyMs sums what the runner
-	// reported spending on the checkpoints shown (the page's speed report).
+	// reported spending on the targets shown (the page's speed report).
 	events int64
 	busyMs float64
 	// decision is the newest decision about decisionFor, if hasDecision.
@@ -133,7 +133,7 @@ func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, publ
 // NowNs is the simulated time shown.
 func (a *Arm) NowNs() int64 { return a.Snap.NowNs }
 
-// answered reports whether the arm has answered checkpoint seq (a refused arm
+// answered reports whether the arm has answered target seq (a refused arm
 // answers everything).
 func (a *Arm) answered(seq uint32) bool {
 	return a.err != "" || slices.ContainsFunc(a.inbox, func(f runner.Frame) bool { return f.Seq == seq })
@@ -148,7 +148,7 @@ func (a *Arm) answer(seq uint32) (runner.Frame, bool) {
 	return a.inbox[i], true
 }
 
-// show takes in the answers up to checkpoint seq, in order: their animation
+// show takes in the answers up to target seq, in order: their animation
 // events and latencies, then the last one's snapshot. wallMs starts the slides.
 func (a *Arm) show(seq uint32, wallMs float64) {
 	n := 0
@@ -183,7 +183,7 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 	}
 	// A frame that selects nothing leaves the explanation as it was: the answer
 	// to a run until an event carries the decision about the event, and the
-	// checkpoint after it (asked before the event was known) selects nothing.
+	// target after it (asked before the event was known) selects nothing.
 	if f.HasDecision || f.Selected != runner.NoSelection() {
 		a.decision, a.decisionFor, a.hasDecision = f.Decision, f.Selected, f.HasDecision
 	}

@@ -60,7 +60,7 @@ type Model struct {
 	runName string
 	lastID  runner.ArmID
 	inbox   []runner.Frame // scratch for Receive
-	pipe    pipeline       // checkpoints asked for (checkpoint.go)
+	pipe    pipeline       // targets asked for (advance.go)
 	jump    *jump          // a run ahead in progress (jump.go), or nil
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
@@ -187,7 +187,7 @@ func (m *Model) rebuild() {
 	m.compareOpts = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	m.time.restart()
 	m.lay = layout{}
-	m.request(ckAdvance, 0, false, false)
+	m.request(tgAdvance, 0, false, false)
 	m.exchange(m.time.lastMs) // an in-process runner shows time zero at once
 }
 
