@@ -9,9 +9,15 @@ import (
 	"slices"
 )
 
-// ScenarioKey identifies a scenario: a 128-bit digest of its canonical form.
-// Equal scenarios have equal keys; a checkpoint names the key of the scenario
-// it was taken from, and resuming it on another scenario is refused.
+// ScenarioKey identifies the run a scenario describes: a 128-bit digest of its
+// canonical form without the fields no run depends on (its name and
+// description, its arms, published figures and fitted notes: a sweep, the
+// calibration or a compare view resolves the arms before anything runs).
+// Scenarios with the same key run the same, event for event
+// (TestScenarioKeyIgnoresLabels); a checkpoint names the key of the scenario it
+// was taken from, and resuming it on another is refused. So the page's saved
+// states serve an arm whatever the comparison it is shown in, and a shared
+// scenario renamed by its author.
 //
 // The digest is FNV-1a over a binary canonical encoding of the scenario (every
 // field, in schema order; maps by sorted key; floats by their bits), not a
@@ -30,6 +36,7 @@ func (k ScenarioKey) String() string { return hex.EncodeToString(k[:]) }
 
 // Key returns sc's key.
 func (sc Scenario) Key() ScenarioKey {
+	sc.Name, sc.Description, sc.Arms, sc.Published, sc.Fitted = "", "", nil, nil, nil
 	h := fnv.New128a()
 	var buf []byte
 	buf = append(buf, "schedplay scenario key 1\n"...)

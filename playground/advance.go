@@ -349,6 +349,7 @@ func (m *Model) Update(nowMs float64) {
 	before := m.pipe.shownNs
 	m.receive()
 	m.showReady(nowMs)
+	m.takeLateStates()
 	if tc.playing {
 		m.plan(dt)
 	}

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -20,6 +21,14 @@ type Arm struct {
 	Set  []string
 	Sc   engine.Scenario
 	id   runner.ArmID
+	// key is Sc's (saved states are matched by it); resumed and resumeErr are
+	// what the arm's first answer said of the saved state it was started
+	// from (saved.go), and backfill asks for its charts' history from the
+	// first answer's results.
+	key       engine.ScenarioKey
+	resumed   bool
+	resumeErr string
+	backfill  bool
 	// vals reads Sc's knob values.
 	vals *knobReader
 	// published are the source's published figures for Sc's settings, by metric
@@ -119,7 +128,7 @@ func workloadLabel(sc engine.Scenario) string {
 }
 
 func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, published publishedSet) *Arm {
-	a := &Arm{id: id, Name: name, Set: set, Sc: sc, endNs: sc.DurationMs * 1e6, resultsAt: -1,
+	a := &Arm{id: id, Name: name, Set: set, Sc: sc, key: sc.Key(), endNs: sc.DurationMs * 1e6, resultsAt: -1,
 		series: view.NewSeries(seriesWidthNs, seriesMax), vals: newKnobReader(sc)}
 	a.published, a.calibrated = published.figures(a.vals), published.calibrated(sc)
 	// Idle tiles until the runner's first answer (a frame or two later).
@@ -129,6 +138,10 @@ func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, publ
 	}
 	return a
 }
+
+// Key is the arm's scenario key (engine.Scenario.Key), by which saved states
+// are matched.
+func (a *Arm) Key() engine.ScenarioKey { return a.key }
 
 // NowNs is the simulated time shown.
 func (a *Arm) NowNs() int64 { return a.Snap.NowNs }
@@ -175,6 +188,13 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 			a.migrations = append(a.migrations[:0], a.migrations[1:]...)
 		}
 		a.migrations = append(a.migrations, migration{thread: int(mg.Thread), from: int(mg.From), to: int(mg.To), startMs: wallMs})
+	}
+	a.resumed, a.resumeErr = a.resumed || f.Resumed, cmp.Or(f.ResumeErr, a.resumeErr)
+	if a.backfill && f.HasResults {
+		// Started from a saved state: the charts get the run's history from the
+		// engine's series, before the first point of their own.
+		a.backfill = false
+		a.backfillSeries(f.Results.Series, f.NowNs)
 	}
 	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
 	a.events, a.busyMs = f.Events, a.busyMs+f.BusyMs

@@ -31,6 +31,9 @@ type Options struct {
 	Shared   []byte
 	// Lessons are the lessons offered (lesson.Builtin in production).
 	Lessons []lesson.Lesson
+	// Saved holds the checkpoints jumps may start the arms from (saved.go);
+	// nil for none.
+	Saved *SavedStates
 }
 
 // Model is the playground's state; see the package doc. Each concern keeps its
@@ -62,6 +65,11 @@ type Model struct {
 	inbox   []runner.Frame // scratch for Receive
 	pipe    pipeline       // targets asked for (advance.go)
 	jump    *jump          // a run ahead in progress (jump.go), or nil
+	saved   *SavedStates   // checkpoints to start arms from (saved.go), or nil
+	// savedSeen is the saved states' version a jump last looked at; resumed
+	// is where the arms were last started from one (nil: from zero).
+	savedSeen uint64
+	resumed   *resumeNote
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
 
@@ -92,7 +100,7 @@ func New(o Options) *Model {
 		panic("playground.New: Options.Runner is required")
 	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
-		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls(),
+		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls(), saved: o.Saved,
 		lesson: lessonPlayer{all: o.Lessons, cleanNs: -1}}
 	m.Load(o.Fragment, o.Shared)
 	return m
@@ -161,7 +169,7 @@ func (m *Model) rebuild() {
 		m.run.Stop(a.id)
 	}
 	m.pipe = newPipeline()
-	m.jump, m.refused = nil, ""
+	m.jump, m.refused, m.resumed = nil, "", nil
 	comp, err := compareOf(m.view, m.setup.base, m.controls)
 	if err != nil {
 		m.problems = append(m.problems, err.Error())
@@ -183,6 +191,7 @@ func (m *Model) rebuild() {
 		m.arms = append(m.arms, m.newArm(a.Name, a.Sets, a.Scenario))
 		m.armTitle = append(m.armTitle, armTitle(i, len(arms), a.Name, a.Scenario))
 	}
+	m.saved.want(m.armKeys()) // the shell loads their saved states, if it has any
 	m.cmpLabel = comp.label
 	m.compareOpts = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	m.time.restart()

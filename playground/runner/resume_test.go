@@ -39,10 +39,15 @@ func TestStartFromIsTheSameRun(t *testing.T) {
 	}
 	warm := ref.AddWindow(0, sc.WarmupMs)
 	ref.RunUntil(200e6)
-	ck, err := ref.AppendCheckpoint(nil, engine.CheckpointOptions{Windows: []int{0, warm}})
+	pack, err := runner.SaveStates(sc, []int64{100e6, 200e6})
 	if err != nil {
 		t.Fatal(err)
 	}
+	saved, err := engine.ReadCheckpointPack(pack)
+	if err != nil || len(saved) != 2 || saved[1].NowNs != 200e6 || saved[1].Key != sc.Key() {
+		t.Fatalf("SaveStates: %+v, %v", saved, err)
+	}
+	ck := saved[1].Data
 	wantAt, wantWarm := resultsJSON(t, ref.Results()), ref.ResultsWindow(warm)
 	wantWarm.Series = nil
 	end, err := engine.Run(sc)
