@@ -502,26 +502,26 @@ func (s *Sim) ckLoad(r *ckReader) {
 // incoming list, or queued on the policy's shared queue.
 func (s *Sim) checkPlaces(r *ckReader) {
 	where := make([]int, len(s.threads)) // places found, by thread
-	place := func(t *thread, ok bool, what string) {
+	place := func(t *thread, ok bool, what string, cpu int) {
 		where[t.id]++
 		if !ok && r.err == nil {
 			r.in("thread", t.id)
-			r.failf("%s while it is %s on cpu %d", what, t.state, t.cpu)
+			r.failf("%s %d while it is %s on cpu %d", what, cpu, t.state, t.cpu)
 		}
 	}
 	for _, c := range s.cpus {
 		if c.cur != nil {
-			place(c.cur, c.cur.state == ThreadRunning && c.cur.cpu == c.id, fmt.Sprintf("running on cpu %d", c.id))
+			place(c.cur, c.cur.state == ThreadRunning && c.cur.cpu == c.id, "running on cpu", c.id)
 		}
 		for _, t := range c.rq {
-			place(t, t.state == ThreadQueued && t.cpu == c.id, fmt.Sprintf("in cpu %d's runqueue", c.id))
+			place(t, t.state == ThreadQueued && t.cpu == c.id, "in the runqueue of cpu", c.id)
 		}
 		for _, t := range c.incoming {
-			place(t, t.state == ThreadIncoming && t.cpu == c.id, fmt.Sprintf("on cpu %d's incoming list", c.id))
+			place(t, t.state == ThreadIncoming && t.cpu == c.id, "on the incoming list of cpu", c.id)
 		}
 	}
 	for _, t := range s.pol.shared() {
-		place(t, t.state == ThreadQueued, "on the shared queue")
+		place(t, t.state == ThreadQueued, "on the shared queue, home cpu", t.cpu)
 	}
 	for i, t := range s.threads {
 		want := 1

@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"hash/fnv"
-	"math"
 	"reflect"
-	"slices"
 )
 
 // ScenarioKey identifies the run a scenario describes: a 128-bit digest of its
@@ -19,9 +16,10 @@ import (
 // states serve an arm whatever the comparison it is shown in, and a shared
 // scenario renamed by its author.
 //
-// The digest is FNV-1a over a binary canonical encoding of the scenario (every
-// field, in schema order; maps by sorted key; floats by their bits), not a
-// SHA-256 of Canonical()'s JSON, because the engine worker computes it too:
+// The digest is FNV-1a over the scenario's binary form (AppendBinaryValue:
+// every field in schema order, floats by their bits; what is left once the
+// labels are out holds no slice or map, so equal scenarios have one form), not
+// a SHA-256 of Canonical()'s JSON, because the engine worker computes it too:
 // the JSON encoder would add half a megabyte (gzip) to the worker and
 // crypto/sha256 Go's FIPS module, both against the page's 4 MB budget. A
 // non-cryptographic digest is enough for what the key does, refusing a
@@ -40,62 +38,9 @@ func (sc Scenario) Key() ScenarioKey {
 	h := fnv.New128a()
 	var buf []byte
 	buf = append(buf, "schedplay scenario key 1\n"...)
-	buf = appendCanonical(buf, reflect.ValueOf(sc))
+	buf = AppendBinaryValue(buf, reflect.ValueOf(sc))
 	h.Write(buf)
 	var k ScenarioKey
 	h.Sum(k[:0])
 	return k
-}
-
-// appendCanonical appends v's canonical binary form: it handles the kinds a
-// Scenario is made of. Lengths precede slices, maps and strings, so no two
-// values share an encoding; nil and empty read the same, as in Canonical's JSON.
-func appendCanonical(b []byte, v reflect.Value) []byte {
-	switch v.Kind() {
-	case reflect.Bool:
-		if v.Bool() {
-			return append(b, 1)
-		}
-		return append(b, 0)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return binary.AppendVarint(b, v.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return binary.AppendUvarint(b, v.Uint())
-	case reflect.Float32, reflect.Float64:
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float()))
-	case reflect.String:
-		b = binary.AppendUvarint(b, uint64(v.Len()))
-		return append(b, v.String()...)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				b = appendCanonical(b, v.Field(i))
-			}
-		}
-		return b
-	case reflect.Slice, reflect.Array:
-		b = binary.AppendUvarint(b, uint64(v.Len()))
-		for i := range v.Len() {
-			b = appendCanonical(b, v.Index(i))
-		}
-		return b
-	case reflect.Map:
-		b = binary.AppendUvarint(b, uint64(v.Len()))
-		keys := v.MapKeys()
-		slices.SortFunc(keys, func(x, y reflect.Value) int {
-			switch {
-			case x.String() < y.String():
-				return -1
-			case x.String() > y.String():
-				return 1
-			}
-			return 0
-		})
-		for _, k := range keys {
-			b = appendCanonical(b, k)
-			b = appendCanonical(b, v.MapIndex(k))
-		}
-		return b
-	}
-	panic("engine.Scenario.Key: a scenario field of kind " + v.Kind().String())
 }

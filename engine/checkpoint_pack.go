@@ -9,7 +9,10 @@ import (
 // Checkpoint packs: several checkpoints in one file, as the page's bundle
 // keeps those of one scenario (its moments) and a share those of all its arms.
 // A pack is the magic "SPKP", the pack format version (uvarint, 1), the count
-// (uvarint), then each checkpoint as its length (uvarint) and its bytes.
+// (uvarint), then each checkpoint as its scenario key (16 bytes), its clock
+// (varint), its length (uvarint) and its bytes. The key and clock repeat the
+// checkpoint's header so that the page can index a pack without decoding
+// checkpoints (which only the engine worker does).
 
 const (
 	packMagic   = "SPKP"
@@ -18,56 +21,86 @@ const (
 	maxPackEntries = 4096
 )
 
-// PackedCheckpoint is one checkpoint of a pack: its header and its bytes (a
-// view of the pack's).
+// PackedCheckpoint is one checkpoint of a pack: its scenario's key, its clock
+// and its bytes (a view of the pack's).
 type PackedCheckpoint struct {
-	CheckpointInfo
-	Data []byte
+	Key   ScenarioKey
+	NowNs int64
+	Data  []byte
 }
 
-// AppendCheckpointPack appends a pack of cks to dst.
-func AppendCheckpointPack(dst []byte, cks ...[]byte) []byte {
+// AppendCheckpointPack appends a pack of cks to dst; a damaged checkpoint is
+// an error.
+func AppendCheckpointPack(dst []byte, cks ...[]byte) ([]byte, error) {
 	dst = append(dst, packMagic...)
 	dst = binary.AppendUvarint(dst, packVersion)
 	dst = binary.AppendUvarint(dst, uint64(len(cks)))
 	for _, ck := range cks {
+		info, err := ReadCheckpointInfo(ck)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, info.Key[:]...)
+		dst = binary.AppendVarint(dst, info.NowNs)
 		dst = binary.AppendUvarint(dst, uint64(len(ck)))
 		dst = append(dst, ck...)
 	}
-	return dst
+	return dst, nil
 }
 
-// ReadCheckpointPack lists a pack's checkpoints with their headers. A damaged
-// pack, or a checkpoint in it of another format version, is an error that
-// wraps ErrCheckpointCorrupt or ErrCheckpointVersion; the checkpoints
-// themselves are checked only when resumed.
+// errPack is a damaged pack.
+var errPack = fmt.Errorf("%w: not a whole checkpoint pack", ErrCheckpointCorrupt)
+
+// ReadCheckpointPack lists a pack's checkpoints. A damaged pack is an error
+// that wraps ErrCheckpointCorrupt, one of another format version
+// ErrCheckpointVersion; the checkpoints themselves are checked only when
+// resumed (Resume).
 func ReadCheckpointPack(data []byte) ([]PackedCheckpoint, error) {
 	if !bytes.HasPrefix(data, []byte(packMagic)) {
-		return nil, fmt.Errorf("%w: not a checkpoint pack (it does not start with %q)", ErrCheckpointCorrupt, packMagic)
+		return nil, ErrCheckpointCorrupt
 	}
-	r := &ckReader{b: data, off: len(packMagic), idx: -1, where: "pack"}
-	if v := r.uv(); r.err == nil && v != packVersion {
-		return nil, fmt.Errorf("%w: the pack is format version %d; this engine reads version %d", ErrCheckpointVersion, v, packVersion)
+	b := data[len(packMagic):]
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 1<<64 - 1
+		}
+		b = b[n:]
+		return v
 	}
-	n := r.count(1, maxPackEntries)
+	switch v := uv(); v {
+	case packVersion:
+	case 1<<64 - 1:
+		return nil, errPack
+	default:
+		return nil, ErrCheckpointVersion
+	}
+	n := uv()
+	if n > maxPackEntries || n > uint64(len(b)) {
+		return nil, errPack
+	}
 	out := make([]PackedCheckpoint, 0, n)
-	for i := range n {
-		r.idx = i
-		ck := r.raw(len(data))
-		if r.err != nil {
-			break
+	for range n {
+		var p PackedCheckpoint
+		if len(b) < len(p.Key) {
+			return nil, errPack
 		}
-		info, err := ReadCheckpointInfo(ck)
-		if err != nil {
-			return nil, fmt.Errorf("pack entry %d: %w", i, err)
+		copy(p.Key[:], b)
+		b = b[len(p.Key):]
+		at, k := binary.Varint(b)
+		if k <= 0 {
+			return nil, errPack
 		}
-		out = append(out, PackedCheckpoint{CheckpointInfo: info, Data: ck})
+		b = b[k:]
+		size := uv()
+		if size > uint64(len(b)) {
+			return nil, errPack
+		}
+		p.NowNs, p.Data, b = at, b[:size], b[size:]
+		out = append(out, p)
 	}
-	if r.err == nil && r.off != len(data) {
-		r.failf("%d bytes after the last checkpoint", len(data)-r.off)
-	}
-	if r.err != nil {
-		return nil, r.err
+	if len(b) != 0 {
+		return nil, errPack
 	}
 	return out, nil
 }

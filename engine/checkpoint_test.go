@@ -340,7 +340,13 @@ func TestCheckpointPack(t *testing.T) {
 		}
 		cks = append(cks, ck)
 	}
-	pack := AppendCheckpointPack(nil, cks...)
+	pack, err := AppendCheckpointPack(nil, cks...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendCheckpointPack(nil, cks[0][:10]); !errors.Is(err, ErrCheckpointCorrupt) {
+		t.Fatalf("a damaged checkpoint was packed: %v", err)
+	}
 	got, err := ReadCheckpointPack(pack)
 	if err != nil {
 		t.Fatal(err)

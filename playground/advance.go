@@ -27,13 +27,13 @@ import (
 // Target sizing and pacing. A fast run keeps one more target in flight: the
 // page takes answers only once a frame.
 const (
-	maxInFlight        = 2
-	maxInFlightFast    = 3
+	maxInFlight     = 2
+	maxInFlightFast = 3
 	targetRequestMs = 20
 	maxRequestMs    = 250
-	minStepNs          = 1_000
-	maxStepNs          = 10_000_000_000
-	firstStepNs        = 100_000
+	minStepNs       = 1_000
+	maxStepNs       = 10_000_000_000
+	firstStepNs     = 100_000
 	// resultsEveryMs paces the requests for the engine's results (a pass over
 	// its histograms): the cards refresh a few times a second.
 	resultsEveryMs = 200
@@ -43,9 +43,9 @@ type targetKind uint8
 
 const (
 	tgAdvance targetKind = iota // every arm to toNs
-	tgStep                          // the leader processes one event, the others follow to its time
-	tgCancel                        // every arm stops where it is; never shown, a sync follows
-	tgUntil                         // the leader runs until an event (lesson.go); never shown, a sync follows
+	tgStep                      // the leader processes one event, the others follow to its time
+	tgCancel                    // every arm stops where it is; never shown, a sync follows
+	tgUntil                     // the leader runs until an event (lesson.go); never shown, a sync follows
 )
 
 // target is one advance request to every arm.

@@ -30,9 +30,6 @@ type BundledState struct {
 	Scenario engine.Scenario
 	// AtNs are the moments, ascending.
 	AtNs []int64
-	// FirstVisit marks the default preset's arms: a bare URL opens them, so a
-	// first visit fetches their states.
-	FirstVisit bool
 }
 
 // BundledStates lists the scenarios the bundle saves, one entry per scenario
@@ -41,7 +38,7 @@ func BundledStates(presets []Preset, lessons []lesson.Lesson) ([]BundledState, e
 	var out []BundledState
 	index := map[engine.ScenarioKey]int{}
 	controls := Controls()
-	add := func(label string, arms []engine.ArmScenario, atNs int64, first bool) {
+	add := func(label string, arms []engine.ArmScenario, atNs int64) {
 		for i, a := range arms {
 			k := a.Scenario.Key()
 			j, ok := index[k]
@@ -56,10 +53,8 @@ func BundledStates(presets []Preset, lessons []lesson.Lesson) ([]BundledState, e
 				b.AtNs = append(b.AtNs, atNs)
 				slices.Sort(b.AtNs)
 			}
-			b.FirstVisit = b.FirstVisit || first
 		}
 	}
-	def, _ := findPreset(presets, "")
 	for _, p := range presets {
 		arms, err := pageArms(presets, p.Name, nil, urlstate.CompareDefault, "", "", controls)
 		if err != nil {
@@ -68,7 +63,7 @@ func BundledStates(presets []Preset, lessons []lesson.Lesson) ([]BundledState, e
 			continue
 		}
 		if w := arms[0].Scenario.WarmupMs; w > 0 {
-			add(p.Name, arms, w*1e6, p.Name == def.Name)
+			add(p.Name, arms, w*1e6)
 		}
 	}
 	for _, l := range lessons {
@@ -89,7 +84,7 @@ func BundledStates(presets []Preset, lessons []lesson.Lesson) ([]BundledState, e
 			if err != nil {
 				return nil, fmt.Errorf("lesson %s step %d: %w", l.Name, i+1, err)
 			}
-			add(fmt.Sprintf("lesson %s step %d", l.Name, i+1), arms, at, false)
+			add(fmt.Sprintf("lesson %s step %d", l.Name, i+1), arms, at)
 		}
 	}
 	return out, nil

@@ -40,6 +40,10 @@ func (m *Model) JumpTo(t int64) string {
 		return fmt.Sprintf("t: %s is outside the run (0 to %s)", view.Duration(float64(t)), view.Duration(float64(end)))
 	}
 	m.cancelHunt()
+	// The shell fetches the arms' saved states, if it has any, only now: a
+	// page that never jumps downloads none (what arrives later takes the jump
+	// over, takeLateStates).
+	m.saved.want(m.armKeys())
 	resume := m.time.playing && m.time.runToNs < 0 || m.jump != nil && m.jump.resume
 	from := m.pipe.shownNs
 	switch {

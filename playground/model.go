@@ -191,7 +191,6 @@ func (m *Model) rebuild() {
 		m.arms = append(m.arms, m.newArm(a.Name, a.Sets, a.Scenario))
 		m.armTitle = append(m.armTitle, armTitle(i, len(arms), a.Name, a.Scenario))
 	}
-	m.saved.want(m.armKeys()) // the shell loads their saved states, if it has any
 	m.cmpLabel = comp.label
 	m.compareOpts = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	m.time.restart()

@@ -9,8 +9,9 @@ package playground
 // The page's bundle ships checkpoints of each preset's arms at the end of its
 // warm-up and of lesson steps that start past the first second
 // (BundledStates, built by internal/wasmbuild); a share carries the states
-// its link preview reached. The page's shell fetches them as the model asks
-// for a scenario's (want) and adds them as they arrive (Add). A jump starts
+// its link preview reached. The page's shell fetches a scenario's when the
+// model first jumps in it (want), so a page that never jumps downloads none,
+// and adds them as they arrive (Add). A jump starts
 // from the latest moment at or before its target at which every arm has a
 // state, when that is ahead of where the arms already are; states that arrive
 // while a jump runs take it over if they are further along. An arm whose
@@ -19,7 +20,6 @@ package playground
 // started (Clock.Resumed).
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,11 +72,15 @@ func (s *SavedStates) Add(pack []byte, origin string) error {
 	defer s.mu.Unlock()
 	for _, ck := range cks {
 		list := s.states[ck.Key]
-		i, found := slices.BinarySearchFunc(list, ck.NowNs, func(x savedState, at int64) int { return cmp.Compare(x.atNs, at) })
-		if found {
+		if _, found := s.find(list, ck.NowNs); found {
 			continue
 		}
-		s.states[ck.Key] = slices.Insert(list, i, savedState{atNs: ck.NowNs, data: ck.Data, origin: origin})
+		// Kept in order by moving the new one down: a scenario has a few.
+		list = append(list, savedState{atNs: ck.NowNs, data: ck.Data, origin: origin})
+		for i := len(list) - 1; i > 0 && list[i-1].atNs > list[i].atNs; i-- {
+			list[i-1], list[i] = list[i], list[i-1]
+		}
+		s.states[ck.Key] = list
 		s.ver++
 	}
 	return nil
@@ -111,6 +115,16 @@ func (s *SavedStates) version() uint64 {
 	return s.ver
 }
 
+// find returns the state of list at atNs.
+func (s *SavedStates) find(list []savedState, atNs int64) (savedState, bool) {
+	for _, x := range list {
+		if x.atNs == atNs {
+			return x, true
+		}
+	}
+	return savedState{}, false
+}
+
 // savedAt is one moment at which every arm has a state.
 type savedAt struct {
 	atNs   int64
@@ -134,12 +148,11 @@ func (s *SavedStates) latest(keys []engine.ScenarioKey, atNs int64) (savedAt, bo
 		}
 		got := savedAt{atNs: c.atNs, data: [][]byte{c.data}, origin: c.origin}
 		for _, k := range keys[1:] {
-			list := s.states[k]
-			j, ok := slices.BinarySearchFunc(list, c.atNs, func(x savedState, at int64) int { return cmp.Compare(x.atNs, at) })
+			x, ok := s.find(s.states[k], c.atNs)
 			if !ok {
 				break
 			}
-			got.data = append(got.data, list[j].data)
+			got.data = append(got.data, x.data)
 		}
 		if len(got.data) == len(keys) {
 			return got, true

@@ -79,7 +79,7 @@
     }
     performance.mark('schedplay:compiled');
     shared = await sharedP;
-    window.schedplayBoot = { fragment: location.hash, shared };
+    window.schedplayBoot = { fragment: location.hash, shared, share: shared && shareMatch ? shareMatch[1] : '' };
     go.run(inst); // runs main until Ebiten waits for the first frame
     performance.mark('schedplay:main');
     core = window.schedplayCore;
@@ -268,6 +268,9 @@
     if (c.refused) refused.textContent = c.refused.charAt(0).toUpperCase() + c.refused.slice(1);
     play.disabled = !!c.refused;
     $('skip-warmup').hidden = !(c.warmup_ns > c.now_ns);
+    const resumed = $('resumed');
+    resumed.hidden = !c.resumed;
+    resumed.textContent = c.resumed ? '⟲ ' + c.resumed : '';
   });
 
   on('panes', (s) => renderPanes(s.panes || []));

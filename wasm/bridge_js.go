@@ -110,21 +110,23 @@ func registerBridge(g *game, problems []string) {
 	js.Global().Set("schedplayCore", core)
 }
 
-// bootArgs reads window.schedplayBoot = {fragment, shared}.
-func bootArgs() (string, []byte) {
+// bootArgs reads window.schedplayBoot = {fragment, shared, share}: share is
+// the share page's ID ("" elsewhere).
+func bootArgs() (frag string, shared []byte, share string) {
 	b := js.Global().Get("schedplayBoot")
 	if b.Type() != js.TypeObject {
-		return "", nil
+		return "", nil, ""
 	}
-	var frag string
-	var shared []byte
 	if f := b.Get("fragment"); f.Type() == js.TypeString {
 		frag = f.String()
 	}
 	if s := b.Get("shared"); s.Type() == js.TypeString {
 		shared = []byte(s.String())
 	}
-	return frag, shared
+	if s := b.Get("share"); s.Type() == js.TypeString {
+		share = s.String()
+	}
+	return frag, shared, share
 }
 
 func logError(err error) {

@@ -34,5 +34,5 @@ func SaveStates(sc engine.Scenario, moments []int64) ([]byte, error) {
 		}
 		cks = append(cks, ck)
 	}
-	return engine.AppendCheckpointPack(nil, cks...), nil
+	return engine.AppendCheckpointPack(nil, cks...)
 }
