@@ -5,16 +5,18 @@ import (
 	"sync"
 	"syscall/js"
 
+	"schedplay/docs"
 	"schedplay/engine"
 	"schedplay/playground"
+	"schedplay/playground/urlstate"
 )
 
 // The page's saved states (playground.SavedStates): the bundle's index
 // (checkpoints/index.txt, fetched as the page starts, a few hundred bytes) says
 // which scenarios have a pack; a scenario's pack (checkpoints/KEY.ckp) is
 // fetched the first time the model asks for it, at its first jump. On a share
-// page (/s/{id}) the share's own states (/api/share/{id}/checkpoints) are
-// fetched at the first jump too; a share made before they existed has none
+// page (/s/{id}) the share's own states (/api/share/{id}/checkpoints, for this
+// engine) are fetched at the first jump too; a share made before they existed has none
 // (404), and the page runs from zero as it always did.
 type savedShell struct {
 	store   *playground.SavedStates
@@ -63,11 +65,19 @@ func (s *savedShell) want(key engine.ScenarioKey) {
 		s.waiting = append(s.waiting, key)
 	}
 	s.mu.Unlock()
+	if !share && !listed {
+		return
+	}
+	// The engine's calibration fingerprint names it: the server answers with
+	// a share's states only its own engine made (urlstate.SharedStatesPath),
+	// and the bundle's packs are asked for under the same name, so a browser
+	// that cached one from another build does not hand it to this engine.
+	table, _ := docs.Load()
 	if share {
-		s.fetch("/api/share/"+s.shareID+"/checkpoints", func(b []byte) { s.add(b, playground.SavedWithShare) })
+		s.fetch(urlstate.SharedStatesPath(s.shareID, table.Fingerprint), func(b []byte) { s.add(b, playground.SavedWithShare) })
 	}
 	if listed {
-		s.fetch("/checkpoints/"+key.String()+".ckp", func(b []byte) { s.add(b, playground.SavedWithPage) })
+		s.fetch("/checkpoints/"+key.String()+".ckp?e="+urlstate.StatesTag(table.Fingerprint), func(b []byte) { s.add(b, playground.SavedWithPage) })
 	}
 }
 
