@@ -269,8 +269,15 @@
     play.disabled = !!c.refused;
     $('skip-warmup').hidden = !(c.warmup_ns > c.now_ns);
     const resumed = $('resumed');
-    resumed.hidden = !c.resumed;
-    resumed.textContent = c.resumed ? '⟲ ' + c.resumed : '';
+    const note = c.resumed ? '⟲ ' + c.resumed : '';
+    if (resumed.textContent !== note) {
+      // A new notice shows again, then fades (style.css).
+      resumed.classList.remove('shown');
+      void resumed.offsetWidth;
+      resumed.classList.toggle('shown', !!note);
+    }
+    resumed.hidden = !note;
+    resumed.textContent = note;
   });
 
   on('panes', (s) => renderPanes(s.panes || []));

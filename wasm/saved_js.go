@@ -23,6 +23,7 @@ type savedShell struct {
 	shareID string
 
 	mu          sync.Mutex
+	engine      string          // this build's engine's calibration fingerprint, once read
 	index       map[string]bool // nil until the index has arrived
 	waiting     []engine.ScenarioKey
 	shareAsked  bool
@@ -72,13 +73,25 @@ func (s *savedShell) want(key engine.ScenarioKey) {
 	// a share's states only its own engine made (urlstate.SharedStatesPath),
 	// and the bundle's packs are asked for under the same name, so a browser
 	// that cached one from another build does not hand it to this engine.
-	table, _ := docs.Load()
+	fp := s.fingerprint()
 	if share {
-		s.fetch(urlstate.SharedStatesPath(s.shareID, table.Fingerprint), func(b []byte) { s.add(b, playground.SavedWithShare) })
+		s.fetch(urlstate.SharedStatesPath(s.shareID, fp), func(b []byte) { s.add(b, playground.SavedWithShare) })
 	}
 	if listed {
-		s.fetch("/checkpoints/"+key.String()+".ckp?e="+urlstate.StatesTag(table.Fingerprint), func(b []byte) { s.add(b, playground.SavedWithPage) })
+		s.fetch("/checkpoints/"+key.String()+".ckp?e="+urlstate.StatesTag(fp), func(b []byte) { s.add(b, playground.SavedWithPage) })
 	}
+}
+
+// fingerprint is the engine's calibration fingerprint, read once (it takes
+// decoding the verdict table).
+func (s *savedShell) fingerprint() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.engine == "" {
+		table, _ := docs.Load()
+		s.engine = table.Fingerprint
+	}
+	return s.engine
 }
 
 func (s *savedShell) add(pack []byte, origin string) {
