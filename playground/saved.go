@@ -161,6 +161,11 @@ func (s *SavedStates) latest(keys []engine.ScenarioKey, atNs int64) (savedAt, bo
 	return savedAt{}, false
 }
 
+// PrefetchSaved asks the shell for the arms' saved states before a jump needs
+// them: the page calls it when the pointer or the focus reaches a jump
+// control, so that a click finds them there.
+func (m *Model) PrefetchSaved() { m.saved.want(m.armKeys()) }
+
 // armKeys lists the arms' scenario keys.
 func (m *Model) armKeys() []engine.ScenarioKey {
 	keys := make([]engine.ScenarioKey, len(m.arms))

@@ -530,6 +530,11 @@
   $('jump').addEventListener('click', jump);
   $('jump-to').addEventListener('keydown', (e) => { if (e.key === 'Enter') jump(); });
   $('skip-warmup').addEventListener('click', () => cmd('jumpTo', view.clock.warmup_ns));
+  // A hand on a jump control fetches the saved states the jump will start from.
+  const prefetch = () => core && core.cmd('prefetch');
+  for (const [id, ev] of [['skip-warmup', 'pointerenter'], ['skip-warmup', 'focus'], ['jump', 'pointerenter'], ['jump-to', 'focus']]) {
+    $(id).addEventListener(ev, prefetch);
+  }
   $('jump-cancel').addEventListener('click', () => cmd('pause'));
   $('speed').addEventListener('change', (e) => set('speed', e.target.value));
   $('show-ghosts').addEventListener('change', (e) => set('ghosts', e.target.checked ? '1' : '0'));

@@ -89,6 +89,8 @@ func registerBridge(g *game, problems []string) {
 			m.RunTo(int64(num(args, 1)))
 		case "jumpTo":
 			return m.JumpTo(int64(num(args, 1)))
+		case "prefetch":
+			m.PrefetchSaved()
 		case "antialias":
 			g.ebitenAA = num(args, 1) != 0
 		case "perfReset":
