@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 
@@ -259,4 +261,138 @@ func logBundleSize(t *testing.T, root string) {
 		t.Fatal(err)
 	}
 	t.Logf("bundle: %s", wasmbuild.Describe(parts))
+}
+
+// TestMeasureSavedStates reports, side by side in one run, how long a newcomer
+// waits for the default preset's measured window (tpcb-32vcpu, both arms, 12 s
+// of warm-up): the page from navigation to the window with the bundle's saved
+// states (load, then Skip warm-up), the same page with the states blocked (it
+// simulates the warm-up in its workers, as before), and the native CLI
+// simulating the warm-up (schedplay run --checkpoint-at 12s, timed until its
+// checkpoint is written; both arms one after the other and side by side); and
+// the checkpoints' sizes, raw and gzip. It asserts nothing about speed:
+//
+//	SCHEDPLAY_MEASURE=1 go test ./e2e -run TestMeasureSavedStates -v -timeout 20m
+func TestMeasureSavedStates(t *testing.T) {
+	if os.Getenv("SCHEDPLAY_MEASURE") != "1" {
+		t.Skip("set SCHEDPLAY_MEASURE=1 to measure")
+	}
+	ctx, base := browser(t, 1400, 900)
+	root := repoRoot(t)
+	logBundleSize(t, root)
+
+	// The native CLI to the end of the warm-up.
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "schedplay")
+	build := exec.Command("go", "build", "-o", cli, "./cmd/schedplay")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the CLI: %v\n%s", err, out)
+	}
+	arms := []string{"sched.wake_pull=false", "sched.wake_pull=true"}
+	scs := make([]engine.Scenario, len(arms))
+	for i, set := range arms {
+		data, err := os.ReadFile(filepath.Join(root, "examples", "tpcb-32vcpu.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scs[i], err = engine.DecodeScenario(data, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm := func(i int, out string) *exec.Cmd {
+		return exec.Command(cli, "run", "tpcb-32vcpu", "--set", arms[i], "--checkpoint-at", "12s", "--checkpoint-out", out)
+	}
+	// saved waits until out holds the whole checkpoint (the CLI goes on to the
+	// horizon after writing it, so it is stopped there).
+	saved := func(cmd *exec.Cmd, i int, out string) {
+		for {
+			if data, err := os.ReadFile(out); err == nil {
+				if _, err := engine.Resume(scs[i], data); err == nil {
+					break
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	start := time.Now()
+	for i := range arms {
+		out := filepath.Join(dir, fmt.Sprintf("seq%d.ckpt", i))
+		cmd := warm(i, out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		saved(cmd, i, out)
+	}
+	cliSeq := time.Since(start)
+	start = time.Now()
+	var cmds []*exec.Cmd
+	for i := range arms {
+		cmd := warm(i, filepath.Join(dir, fmt.Sprintf("par%d.ckpt", i)))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for i, cmd := range cmds {
+		saved(cmd, i, filepath.Join(dir, fmt.Sprintf("par%d.ckpt", i)))
+	}
+	cliPar := time.Since(start)
+
+	// The page, from navigation to the measured window. hoverMs, if not 0, is
+	// how long the pointer rests on the button before the click (the page
+	// fetches the saved states then).
+	visit := 0
+	toWindow := func(desc string, hoverMs int) (readyMs, windowMs float64) {
+		// A new document each time (a query the page ignores): a reload, with
+		// the browser's cache as a returning visitor has it.
+		visit++
+		open(t, ctx, fmt.Sprintf("%s/?visit=%d#v=1&preset=tpcb-32vcpu", base, visit))
+		readyMs = eval[float64](t, ctx, `performance.now()`)
+		if hoverMs > 0 {
+			eval[bool](t, ctx, `document.getElementById('skip-warmup').dispatchEvent(new PointerEvent('pointerenter')), true`)
+			time.Sleep(time.Duration(hoverMs) * time.Millisecond)
+		}
+		eval[bool](t, ctx, `document.getElementById('skip-warmup').click(), true`)
+		waitFor(t, ctx, `(s => s.now_ns === 12e9 && !s.jump && s.pending === 0)(window.schedplay.state())`, 900*time.Second)
+		windowMs = eval[float64](t, ctx, `performance.now()`)
+		t.Logf("page, %s: drawing %.0f ms after navigation, at the measured window %.0f ms after it (Skip warm-up took %.0f ms); notice %q",
+			desc, readyMs, windowMs, windowMs-readyMs, stateAs[savedState](t, ctx).Resumed)
+		return readyMs, windowMs
+	}
+	_, with := toWindow("with saved states, clicked at once", 0)
+	_, hovered := toWindow("with saved states, the pointer on the button 300 ms first", 300)
+	// Without them: the page's fetch of a saved state fails, as on a server
+	// that has none.
+	script, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `{ const f = window.fetch; window.fetch = (u, o) => String(u).includes('/checkpoints/') ? Promise.reject(new Error('blocked')) : f(u, o); }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, without := toWindow("saved states blocked (simulates the warm-up)", 0)
+	chromedp.Call(ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script.Identifier})
+	t.Logf("tpcb-32vcpu to its measured window (12 s, two arms): page with saved states %.2f s from navigation (%.2f s with a 300 ms hover); page without %.2f s; native CLI %.2f s one arm after the other, %.2f s side by side",
+		with/1000, hovered/1000, without/1000, cliSeq.Seconds(), cliPar.Seconds())
+
+	// The sizes.
+	packs, err := wasmbuild.Checkpoints(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scs {
+		k := sc.Key().String()
+		for _, p := range packs {
+			if p.Key == k {
+				info, _ := os.Stat(filepath.Join(root, "static", filepath.FromSlash(p.Name)))
+				t.Logf("saved state of tpcb-32vcpu, wake_pull=%v, at 12 s: %d bytes, %d gzip", sc.Sched.WakePull, info.Size(), p.Gzip)
+			}
+		}
+	}
+	var total int64
+	for _, p := range packs {
+		total += p.Gzip
+	}
+	t.Logf("all %d packs of the bundle: %d bytes gzip", len(packs), total)
 }

@@ -78,7 +78,7 @@ func nicQueues(sc *Scenario) int {
 func newNIC(s *Sim, capacity int) *nic {
 	w := &s.sc.Workload
 	n := nicQueues(&s.sc)
-	x := &nic{rss: w.RSS && n > 1, salt: s.sc.Seed*0x9e37_79b9_7f4a_7c15 + 0x632b_e59b_d9b4_e019}
+	x := &nic{rss: w.RSS && n > 1, salt: nicSalt(s.sc.Seed)}
 	x.queues = make([]rxQueue, n)
 	for i := range x.queues {
 		q := &x.queues[i]
@@ -93,6 +93,9 @@ func newNIC(s *Sim, capacity int) *nic {
 	}
 	return x
 }
+
+// nicSalt is the salt a run's seed gives every flow's hash.
+func nicSalt(seed uint64) uint64 { return seed*0x9e37_79b9_7f4a_7c15 + 0x632b_e59b_d9b4_e019 }
 
 // queueOf returns the index of the RX queue whose poll thread t is, or -1.
 func (x *nic) queueOf(t *thread) int {

@@ -42,6 +42,10 @@ type policy interface {
 	servePull(s *Sim, c *cpu)
 	// shared lists the threads on the policy's shared queue (snapshots).
 	shared() []*thread
+	// ckSave writes the policy's state into a checkpoint; ckLoad reads it back
+	// into newPolicy's fresh one (checkpoint_state.go).
+	ckSave(w *ckWriter)
+	ckLoad(r *ckReader, s *Sim)
 }
 
 // placement is where a woken thread goes.

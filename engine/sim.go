@@ -18,6 +18,8 @@ type Sim struct {
 	end int64
 	q   eventQueue
 	rng *rand.Rand
+	// pcg is rng's source, kept so a checkpoint can save its state (checkpoint.go).
+	pcg *rand.PCG
 
 	cpus     []*cpu
 	threads  []*thread
@@ -61,35 +63,7 @@ func NewSim(sc Scenario) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Sim{
-		sc:         sc,
-		end:        sc.DurationMs * 1e6,
-		rng:        rand.New(rand.NewPCG(sc.Seed, sc.Seed^0x5ced_91a7_d3c1_0b2f)),
-		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
-		decayAt:    -1,
-		spinCap:    sc.Sched.IdleSpin.Cap,
-		symSpin:    sc.Sched.IdleSpin.Rule == SpinSymmetric,
-		finishedNs: -1,
-	}
-	tau := s.decayTauNs
-	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
-	if sc.Sched.Policy == "osv" {
-		// add_context_switch_penalty is OSv's (core/sched.cc); the other policies
-		// charge a thread that preempts another nothing (the knob applies to osv).
-		s.penaltyFactor = tau * (detExp(float64(sc.Sched.SwitchPenaltyUs)*1000/tau) - 1)
-	}
-	pending := 64 + 4*sc.Machine.VCPUs + 2*sc.Workload.Clients
-	s.q.h = make([]heapEntry, 0, pending)
-	s.q.slab = make([]payload, 0, pending)
-	s.q.free = make([]uint32, 0, pending)
-	s.vis.init(4096)
-	s.dec.init(1024)
-	s.m.init(s)
-	for i := range sc.Machine.VCPUs {
-		s.cpus = append(s.cpus, newCPU(s, i))
-	}
-	s.pol = newPolicy(s)
-	s.timeSlices = s.pol.timeSlices() // asked once per step otherwise
+	s := newSimBase(sc)
 	s.startKernelThreads()
 	switch sc.Workload.Kind {
 	case WorkloadRequestServer:
@@ -110,6 +84,44 @@ func NewSim(sc Scenario) (*Sim, error) {
 		s.enterIdle(c)
 	}
 	return s, nil
+}
+
+// newSimBase builds what follows from a valid sc alone: the clock at 0, the
+// empty queue and rings, the metrics, idle CPUs and the policy, but no thread,
+// no event and no workload. NewSim starts the run on it; Resume (checkpoint.go)
+// loads a saved state into it.
+func newSimBase(sc Scenario) *Sim {
+	s := &Sim{
+		sc:         sc,
+		end:        sc.DurationMs * 1e6,
+		pcg:        rand.NewPCG(sc.Seed, sc.Seed^0x5ced_91a7_d3c1_0b2f),
+		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
+		decayAt:    -1,
+		spinCap:    sc.Sched.IdleSpin.Cap,
+		symSpin:    sc.Sched.IdleSpin.Rule == SpinSymmetric,
+		finishedNs: -1,
+	}
+	s.rng = rand.New(s.pcg)
+	tau := s.decayTauNs
+	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
+	if sc.Sched.Policy == "osv" {
+		// add_context_switch_penalty is OSv's (core/sched.cc); the other policies
+		// charge a thread that preempts another nothing (the knob applies to osv).
+		s.penaltyFactor = tau * (detExp(float64(sc.Sched.SwitchPenaltyUs)*1000/tau) - 1)
+	}
+	pending := 64 + 4*sc.Machine.VCPUs + 2*sc.Workload.Clients
+	s.q.h = make([]heapEntry, 0, pending)
+	s.q.slab = make([]payload, 0, pending)
+	s.q.free = make([]uint32, 0, pending)
+	s.vis.init(4096)
+	s.dec.init(1024)
+	s.m.init(s)
+	for i := range sc.Machine.VCPUs {
+		s.cpus = append(s.cpus, newCPU(s, i))
+	}
+	s.pol = newPolicy(s)
+	s.timeSlices = s.pol.timeSlices() // asked once per step otherwise
+	return s
 }
 
 // Scenario returns the scenario the simulation runs.

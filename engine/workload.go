@@ -38,6 +38,11 @@ type workload interface {
 	next(s *Sim, t *thread) (durNs int64, blocks bool)
 	// event handles a workload event (packets, responses, connects, device).
 	event(s *Sim, e event)
+	// ckSave writes the workload's state into a checkpoint; ckLoad reads it
+	// back into workloadShell's empty workload and checks it
+	// (checkpoint_state.go).
+	ckSave(w *ckWriter)
+	ckLoad(r *ckReader, s *Sim)
 }
 
 // threadNext routes a thread to its program: kernel threads or the workload.

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -13,13 +14,21 @@ import (
 // Arm is one simulation the stage shows: the whole run in single mode, or one side
 // of a comparison. The simulation itself runs in the Runner; the Arm holds what
 // its answers showed last and what is being animated. Both arms of a comparison
-// are shown at the same simulated time (see checkpoint.go).
+// are shown at the same simulated time (see advance.go).
 type Arm struct {
 	// Name is the arm's short label ("pull off"); Set its knob overrides.
 	Name string
 	Set  []string
 	Sc   engine.Scenario
 	id   runner.ArmID
+	// key is Sc's (saved states are matched by it); resumed and resumeErr are
+	// what the arm's first answer said of the saved state it was started
+	// from (saved.go), and backfill asks for its charts' history from the
+	// first answer's results.
+	key       engine.ScenarioKey
+	resumed   bool
+	resumeErr string
+	backfill  bool
 	// vals reads Sc's knob values.
 	vals *knobReader
 	// published are the source's published figures for Sc's settings, by metric
@@ -48,7 +57,7 @@ type Arm struct {
 	latency   view.Histogram
 	resultsAt int64
 	// events is the engine's event count as shown; busyMs sums what the runner
-	// reported spending on the checkpoints shown (the page's speed report).
+	// reported spending on the targets shown (the page's speed report).
 	events int64
 	busyMs float64
 	// decision is the newest decision about decisionFor, if hasDecision.
@@ -122,7 +131,7 @@ func workloadLabel(sc engine.Scenario) string {
 }
 
 func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, published publishedSet) *Arm {
-	a := &Arm{id: id, Name: name, Set: set, Sc: sc, endNs: sc.DurationMs * 1e6, resultsAt: -1,
+	a := &Arm{id: id, Name: name, Set: set, Sc: sc, key: sc.Key(), endNs: sc.DurationMs * 1e6, resultsAt: -1,
 		series: view.NewSeries(seriesWidthNs, seriesMax), vals: newKnobReader(sc)}
 	a.published, a.calibrated = published.figures(a.vals), published.calibrated(sc)
 	// Idle tiles until the runner's first answer (a frame or two later).
@@ -133,10 +142,14 @@ func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, publ
 	return a
 }
 
+// Key is the arm's scenario key (engine.Scenario.Key), by which saved states
+// are matched.
+func (a *Arm) Key() engine.ScenarioKey { return a.key }
+
 // NowNs is the simulated time shown.
 func (a *Arm) NowNs() int64 { return a.Snap.NowNs }
 
-// answered reports whether the arm has answered checkpoint seq (a refused arm
+// answered reports whether the arm has answered target seq (a refused arm
 // answers everything).
 func (a *Arm) answered(seq uint32) bool {
 	return a.err != "" || slices.ContainsFunc(a.inbox, func(f runner.Frame) bool { return f.Seq == seq })
@@ -151,7 +164,7 @@ func (a *Arm) answer(seq uint32) (runner.Frame, bool) {
 	return a.inbox[i], true
 }
 
-// show takes in the answers up to checkpoint seq, in order: their animation
+// show takes in the answers up to target seq, in order: their animation
 // events and latencies, then the last one's snapshot. wallMs starts the slides.
 func (a *Arm) show(seq uint32, wallMs float64) {
 	n := 0
@@ -179,6 +192,13 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 		}
 		a.migrations = append(a.migrations, migration{thread: int(mg.Thread), from: int(mg.From), to: int(mg.To), startMs: wallMs})
 	}
+	a.resumed, a.resumeErr = a.resumed || f.Resumed, cmp.Or(f.ResumeErr, a.resumeErr)
+	if a.backfill && f.HasResults {
+		// Started from a saved state: the charts get the run's history from the
+		// engine's series, before the first point of their own.
+		a.backfill = false
+		a.backfillSeries(f.Results.Series, f.NowNs)
+	}
 	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
 	a.events, a.busyMs = f.Events, a.busyMs+f.BusyMs
 	if f.HasResults {
@@ -186,7 +206,7 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 	}
 	// A frame that selects nothing leaves the explanation as it was: the answer
 	// to a run until an event carries the decision about the event, and the
-	// checkpoint after it (asked before the event was known) selects nothing.
+	// target after it (asked before the event was known) selects nothing.
 	if f.HasDecision || f.Selected != runner.NoSelection() {
 		a.decision, a.decisionFor, a.hasDecision = f.Decision, f.Selected, f.HasDecision
 	}

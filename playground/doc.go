@@ -1,7 +1,7 @@
 // Package playground is the playground's view model: the scenario the page shows (a
 // preset plus knob overrides, or a shared scenario), one simulation per compared
 // arm, run by a runner.Runner (Web Workers in the browser, in-process in tests)
-// and kept at one simulated time by checkpoints (checkpoint.go), the time control
+// and kept at one simulated time by advance targets (advance.go), the time control
 // and jumps to a moment, the animation state (IPIs in flight, migrations), the
 // charts, the sweep, and what the HTML shows (controls, metric cards,
 // explanations), all in plain Go.

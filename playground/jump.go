@@ -26,9 +26,11 @@ type JumpUI struct {
 }
 
 // JumpTo runs ahead to simulated time t (ns) at full speed and stops there (or,
-// if the page was playing, plays on from there); it returns "" or why not. A
-// moment before the one shown starts the run over from zero: the run is
-// deterministic, so it passes through the same states.
+// if the page was playing, plays on from there); it returns "" or why not. It
+// starts from the latest saved state at or before t when that is ahead of the
+// arms (saved.go); otherwise a moment before the one shown starts the run over
+// from zero: the run is deterministic, so either way it passes through the same
+// states.
 func (m *Model) JumpTo(t int64) string {
 	m.edits++
 	if m.refused != "" {
@@ -38,11 +40,21 @@ func (m *Model) JumpTo(t int64) string {
 		return fmt.Sprintf("t: %s is outside the run (0 to %s)", view.Duration(float64(t)), view.Duration(float64(end)))
 	}
 	m.cancelHunt()
+	// The shell fetches the arms' saved states, if it has any, only now: a
+	// page that never jumps downloads none (what arrives later takes the jump
+	// over, takeLateStates).
+	m.saved.want(m.armKeys())
 	resume := m.time.playing && m.time.runToNs < 0 || m.jump != nil && m.jump.resume
-	if t < m.pipe.reqNs {
+	from := m.pipe.shownNs
+	switch {
+	case m.startSaved(t):
+		from = m.pipe.reqNs // where the saved state put the arms
+	case t < m.pipe.reqNs:
 		m.rebuild()
+		from = 0
 	}
-	m.jump = &jump{fromNs: m.pipe.shownNs, toNs: t, resume: resume}
+	m.savedSeen = m.saved.version()
+	m.jump = &jump{fromNs: from, toNs: t, resume: resume}
 	m.time.runToNs, m.time.playing = t, true
 	m.view.AtNs = t
 	return ""

@@ -4,7 +4,7 @@ package playground
 // shows the step's scenario (its preset, knobs and compare setting, carried over
 // from the steps before), runs to the step's moment as a jump, or, for a step
 // that stops at an event, to where it starts looking and then lets the arm the
-// event is about run until it happens (a ckUntil checkpoint), bringing every arm
+// event is about run until it happens (a tgUntil target), bringing every arm
 // to just after it. There it pauses, points at the step's vCPU or thread, and
 // fills the caption's numbers from the run (lessonfill.go).
 //
@@ -44,9 +44,9 @@ const (
 
 // lessonPlayer is the lesson open in the page, if any: a sub-model that keeps
 // the step's state and drives the Model it is given (its scenario, jumps and
-// checkpoints) as blocks' scenes drive their game in Ebiten's examples. The
+// targets) as blocks' scenes drive their game in Ebiten's examples. The
 // Model reaches it at a few points: Load (openFromURL), the URL (scriptState),
-// Set (setLesson, setStep), Update (tick), a ckUntil's answer (untilFound), and
+// Set (setLesson, setStep), Update (tick), a tgUntil's answer (untilFound), and
 // the read side (view, captionUI, options).
 type lessonPlayer struct {
 	all   []lesson.Lesson
@@ -59,7 +59,7 @@ type lessonPlayer struct {
 	wantCmp     [3]string // compare mode, A, B
 	startNs     int64     // the step's moment, or where it starts looking for its event
 	targetNs    int64     // the step's moment (for an event: known once found)
-	untilSeq    uint32    // the ckUntil in flight
+	untilSeq    uint32    // the tgUntil in flight
 	eventCPU    int       // where the step's event happened, or -1
 	note        string    // what went differently ("no pull IPI before ...")
 	caption     []lesson.Segment
@@ -271,7 +271,7 @@ func (lp *lessonPlayer) tick(m *Model) {
 		return
 	}
 	settled := len(m.pipe.pending) == 0 && m.jump == nil && !m.time.playing
-	hunting := slices.ContainsFunc(m.pipe.pending, func(cp checkpoint) bool { return cp.seq == lp.untilSeq })
+	hunting := slices.ContainsFunc(m.pipe.pending, func(cp target) bool { return cp.seq == lp.untilSeq })
 	switch {
 	case lp.phase == phaseHunting && !hunting:
 		lp.phase = phaseStopped // a pause cancelled the search
@@ -301,17 +301,17 @@ func (lp *lessonPlayer) hunt(m *Model) {
 	lp.untilSeq = m.requestUntil(u.ArmIndex, u.Kind, limit)
 }
 
-// untilFound takes the answer to a ckUntil: the arms then go to just after the
+// untilFound takes the answer to a tgUntil: the arms then go to just after the
 // event (at+1 ns, where a fresh run to that moment stands too), or to the limit
 // when it did not happen.
-func (lp *lessonPlayer) untilFound(m *Model, cp checkpoint, f runner.Frame, ok bool) {
+func (lp *lessonPlayer) untilFound(m *Model, cp target, f runner.Frame, ok bool) {
 	ev := cp.until
 	hit := ok && f.Err == "" && (ev == runner.EventDone && f.Done || ev != runner.EventDone && !f.Done && f.NowNs < cp.toNs)
 	target := cp.toNs
 	if hit {
 		target = f.NowNs + 1
 	}
-	m.request(ckAdvance, target, true, false)
+	m.request(tgAdvance, target, true, false)
 	if lp.cur == nil || lp.phase != phaseHunting || cp.seq != lp.untilSeq {
 		return // the lesson moved on: the arms just meet again
 	}
@@ -330,7 +330,7 @@ func (lp *lessonPlayer) untilFound(m *Model, cp checkpoint, f runner.Frame, ok b
 func (lp *lessonPlayer) arrive(m *Model) {
 	for _, a := range m.arms {
 		if a.err == "" && a.resultsAt != a.NowNs() {
-			m.request(ckAdvance, m.pipe.shownNs, true, false) // results here first
+			m.request(tgAdvance, m.pipe.shownNs, true, false) // results here first
 			return
 		}
 	}
@@ -344,7 +344,7 @@ func (lp *lessonPlayer) arrive(m *Model) {
 		m.sel = lp.highlight(m, h)
 		if h.Event {
 			// The arm holds the engine's decision about the event itself (its
-			// answer to the ckUntil): no newer one is to be looked up.
+			// answer to the tgUntil): no newer one is to be looked up.
 			m.pipe.sel = m.sel
 		}
 	}

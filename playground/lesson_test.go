@@ -244,7 +244,7 @@ func TestLessonPausedOnTheWay(t *testing.T) {
 // Play, RunTo or a jump while a step looks for its event stop the step first:
 // the page then runs on from where it is, and its time never goes back (the
 // search's answer would otherwise bring the arms back to just after the event,
-// behind checkpoints already shown).
+// behind targets already shown).
 func TestLessonSearchInterrupted(t *testing.T) {
 	for _, tc := range []struct {
 		desc string

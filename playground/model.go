@@ -31,6 +31,9 @@ type Options struct {
 	Shared   []byte
 	// Lessons are the lessons offered (lesson.Builtin in production).
 	Lessons []lesson.Lesson
+	// Saved holds the checkpoints jumps may start the arms from (saved.go);
+	// nil for none.
+	Saved *SavedStates
 }
 
 // Model is the playground's state; see the package doc. Each concern keeps its
@@ -60,8 +63,13 @@ type Model struct {
 	runName string
 	lastID  runner.ArmID
 	inbox   []runner.Frame // scratch for Receive
-	pipe    pipeline       // checkpoints asked for (checkpoint.go)
+	pipe    pipeline       // targets asked for (advance.go)
 	jump    *jump          // a run ahead in progress (jump.go), or nil
+	saved   *SavedStates   // checkpoints to start arms from (saved.go), or nil
+	// savedSeen is the saved states' version a jump last looked at; resumed
+	// is where the arms were last started from one (nil: from zero).
+	savedSeen uint64
+	resumed   *resumeNote
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
 
@@ -92,7 +100,7 @@ func New(o Options) *Model {
 		panic("playground.New: Options.Runner is required")
 	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
-		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls(),
+		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls(), saved: o.Saved,
 		lesson: lessonPlayer{all: o.Lessons, cleanNs: -1}}
 	m.Load(o.Fragment, o.Shared)
 	return m
@@ -161,7 +169,7 @@ func (m *Model) rebuild() {
 		m.run.Stop(a.id)
 	}
 	m.pipe = newPipeline()
-	m.jump, m.refused = nil, ""
+	m.jump, m.refused, m.resumed = nil, "", nil
 	comp, err := compareOf(m.view, m.setup.base, m.controls)
 	if err != nil {
 		m.problems = append(m.problems, err.Error())
@@ -187,7 +195,7 @@ func (m *Model) rebuild() {
 	m.compareOpts = compareOptions(m.setup.base, m.controls, compareValue(m.view, m.setup.base))
 	m.time.restart()
 	m.lay = layout{}
-	m.request(ckAdvance, 0, false, false)
+	m.request(tgAdvance, 0, false, false)
 	m.exchange(m.time.lastMs) // an in-process runner shows time zero at once
 }
 

@@ -27,7 +27,7 @@ type State struct {
 	// Runner says where the simulations run: "2 workers", "1 worker", or "none"
 	// when the browser would not start one.
 	Runner string `json:"runner"`
-	// Pending counts the checkpoints asked of the runner and not yet shown: 0
+	// Pending counts the targets asked of the runner and not yet shown: 0
 	// once a pause has settled.
 	Pending int `json:"pending"`
 	Tiles   int `json:"tiles"`
@@ -58,7 +58,7 @@ type ArmState struct {
 	CPUs    []CPUState `json:"cpus"`
 	Anim    Anim       `json:"anim"`
 	// Events is the engine's event count; RunnerMs the runner's time on the
-	// checkpoints shown (wall ms), so events/RunnerMs is the engine's pace.
+	// targets shown (wall ms), so events/RunnerMs is the engine's pace.
 	Events   int64   `json:"events"`
 	RunnerMs float64 `json:"runner_ms"`
 }

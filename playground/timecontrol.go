@@ -1,7 +1,7 @@
 package playground
 
 // Time control: the speed, what a frame owes the run at that speed, RunTo, and
-// the budget of an in-process runner. checkpoint.go turns these into requests.
+// the budget of an in-process runner. advance.go turns these into targets.
 
 import "schedplay/playground/urlstate"
 
@@ -30,7 +30,7 @@ const DefaultSpeed = "20ms"
 
 // timeControl decides how far simulated time moves each frame: whether it runs,
 // how fast, and where RunTo stops it. The Model turns its decisions into
-// checkpoints (checkpoint.go).
+// targets (advance.go).
 type timeControl struct {
 	playing  bool
 	speedNs  int64   // simulated ns per wall second

@@ -58,14 +58,14 @@ func TestAdaptStep(t *testing.T) {
 		busyMs float64
 		want   int64
 	}{
-		{"cheap: double", 1_000_000, targetCheckpointMs / 8, 2_000_000},
-		{"dear: halve", 1_000_000, targetCheckpointMs * 4, 500_000},
-		{"a little dear: scale", 1_000_000, targetCheckpointMs * 1.25, 800_000},
-		{"about right: keep", 1_000_000, targetCheckpointMs, 1_000_000},
-		{"never under the floor", minStepNs, targetCheckpointMs * 4, minStepNs},
+		{"cheap: double", 1_000_000, targetRequestMs / 8, 2_000_000},
+		{"dear: halve", 1_000_000, targetRequestMs * 4, 500_000},
+		{"a little dear: scale", 1_000_000, targetRequestMs * 1.25, 800_000},
+		{"about right: keep", 1_000_000, targetRequestMs, 1_000_000},
+		{"never under the floor", minStepNs, targetRequestMs * 4, minStepNs},
 		{"never over the cap", maxStepNs, 0, maxStepNs},
 	} {
-		if got := adaptStep(tc.stepNs, tc.busyMs, targetCheckpointMs); got != tc.want {
+		if got := adaptStep(tc.stepNs, tc.busyMs, targetRequestMs); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.desc, got, tc.want)
 		}
 	}

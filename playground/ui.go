@@ -97,12 +97,16 @@ type Clock struct {
 	// Refused is the engine's refusal of the scenario ("" when it runs), shown
 	// over the stage.
 	Refused string `json:"refused"`
+	// Resumed says the arms were started from a saved state, and where (or
+	// that the saved state could not be used): a short notice by the clock.
+	Resumed string `json:"resumed,omitzero"`
 }
 
 func (m *Model) clock() Clock {
 	a0 := m.arms[0]
 	c := Clock{NowNs: m.pipe.shownNs, SimTime: view.SimTime(m.pipe.shownNs), EndNs: a0.endNs, Horizon: view.Duration(float64(a0.endNs)),
-		WarmupNs: a0.Sc.WarmupMs * 1e6, Playing: m.time.playing, Done: m.done(), Jump: m.jump.view(m.pipe.shownNs), Refused: m.refused}
+		WarmupNs: a0.Sc.WarmupMs * 1e6, Playing: m.time.playing, Done: m.done(), Jump: m.jump.view(m.pipe.shownNs), Refused: m.refused,
+		Resumed: m.resumedText()}
 	if m.time.playing {
 		c.EffSpeed = view.Duration(m.time.effSpeed) + "/s"
 	}

@@ -37,16 +37,37 @@ const maxSeries = 240
 // engine events together, and returns what their link preview shows. The result
 // depends only on sc and budget.
 func Compute(sc engine.Scenario, budget int64) (Preview, error) {
+	p, _, err := compute(sc, budget, false)
+	return p, err
+}
+
+// maxStates bounds the moments ComputeStates saves, besides the warm-up's end:
+// like the tiles' candidates, every step is one until there are maxStates,
+// then every other is dropped, so they stay spread over the prefix run.
+const maxStates = 8
+
+// ComputeStates is Compute, and also returns the arms' engine checkpoints
+// (an engine.AppendCheckpointPack) at the end of the warm-up, at up to
+// maxStates moments spread over what was run, and where the run stopped: what
+// a page opening the share with t= inside that span resumes instead of
+// simulating up to it. Each checkpoint keeps the measured windows the page's
+// runner measures an arm with (the scenario's and [0, warm-up), as
+// runner.SaveStates does). The preview itself is the one Compute returns.
+func ComputeStates(sc engine.Scenario, budget int64) (Preview, []byte, error) {
+	return compute(sc, budget, true)
+}
+
+func compute(sc engine.Scenario, budget int64, saveStates bool) (Preview, []byte, error) {
 	if budget <= 0 {
-		return Preview{}, errors.New("preview: the event budget must be positive")
+		return Preview{}, nil, errors.New("preview: the event budget must be positive")
 	}
 	specs, err := armsOf(sc)
 	if err != nil {
-		return Preview{}, err
+		return Preview{}, nil, err
 	}
 	table, err := docs.Load()
 	if err != nil {
-		return Preview{}, err
+		return Preview{}, nil, err
 	}
 	published := view.NewPublishedSet(sc)
 	froms := windowFroms(sc.WarmupMs, sc.DurationMs)
@@ -55,13 +76,17 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 	for i, a := range specs {
 		sim, err := engine.NewSim(a.sc)
 		if err != nil {
-			return Preview{}, fmt.Errorf("preview: arm %q: %w", a.name, err)
+			return Preview{}, nil, fmt.Errorf("preview: arm %q: %w", a.name, err)
 		}
 		sim.SetVisual(false) // the card draws snapshots; nothing animates the run
 		r := &armRun{name: a.name, sim: sim, gauge: a.sc.Sched.IdleSpin.Adaptive, win: []int{0},
 			published: published.FiguresOf(a.sc), calibrated: table.Lookup(a.sc)}
 		for _, f := range froms[1:] {
 			r.win = append(r.win, sim.AddWindow(f, a.sc.DurationMs))
+		}
+		r.kept = []int{0}
+		if saveStates && a.sc.WarmupMs > 0 {
+			r.kept = append(r.kept, sim.AddWindow(0, a.sc.WarmupMs))
 		}
 		runs[i] = r
 		horizon = max(horizon, sim.EndNs())
@@ -72,8 +97,20 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 	every := 1
 	var events int64
 	complete := false
+	var st states
+	warmNs := sc.WarmupMs * 1e6
 	for k := 1; ; k++ {
 		t := min(int64(k)*step, horizon)
+		if prev := t - step; saveStates && warmNs > 0 && prev < warmNs && warmNs <= t && warmNs < horizon {
+			// The warm-up's end, the moment Skip warm-up jumps to, is saved as it
+			// is: running there first and then on to t is the same run.
+			for _, r := range runs {
+				r.sim.RunUntil(warmNs)
+			}
+			if err := st.save(runs, -1); err != nil {
+				return Preview{}, nil, err
+			}
+		}
 		events, complete = 0, true
 		for _, r := range runs {
 			r.sim.RunUntil(t)
@@ -88,7 +125,17 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 			}
 		}
 		if complete || events >= budget {
+			if saveStates && (len(st.spread) == 0 || st.spread[len(st.spread)-1].k != k) {
+				if err := st.save(runs, k); err != nil {
+					return Preview{}, nil, err
+				}
+			}
 			break
+		}
+		if saveStates && k%max(st.every, 1) == 0 {
+			if err := st.save(runs, k); err != nil {
+				return Preview{}, nil, err
+			}
 		}
 	}
 
@@ -116,7 +163,75 @@ func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 			p.Arms[i].Published = r.published
 		}
 	}
-	return p, nil
+	if !saveStates {
+		return p, nil, nil
+	}
+	pack, err := st.pack()
+	return p, pack, err
+}
+
+// states are the checkpoints ComputeStates keeps: the warm-up's end, and at
+// most maxStates moments spread over the run (every every-th step) plus the
+// last.
+type states struct {
+	warm   *saved
+	spread []saved
+	every  int
+}
+
+type saved struct {
+	k   int      // the step
+	at  int64    // the moment
+	cks [][]byte // by arm
+}
+
+// save takes every arm's checkpoint at step k (-1: the warm-up's end).
+func (st *states) save(runs []*armRun, k int) error {
+	st.every = max(st.every, 1)
+	var cks [][]byte
+	for _, r := range runs {
+		ck, err := r.sim.AppendCheckpoint(nil, engine.CheckpointOptions{Windows: r.kept})
+		if err != nil {
+			return err
+		}
+		cks = append(cks, ck)
+	}
+	s := saved{k, runs[0].sim.NowNs(), cks}
+	if k < 0 {
+		st.warm = &s
+		return nil
+	}
+	st.spread = append(st.spread, s)
+	if len(st.spread) > maxStates {
+		// Keep the multiples of the doubled interval, and the newest (the run's
+		// end when it is the last).
+		st.every *= 2
+		kept := st.spread[:0]
+		for i, s := range st.spread {
+			if s.k%st.every == 0 || i == len(st.spread)-1 {
+				kept = append(kept, s)
+			}
+		}
+		st.spread = kept
+	}
+	return nil
+}
+
+// pack packs the states in the order of their moments.
+func (st *states) pack() ([]byte, error) {
+	list := st.spread
+	if st.warm != nil {
+		i := 0
+		for i < len(list) && list[i].at <= st.warm.at {
+			i++
+		}
+		list = slices.Insert(slices.Clone(list), i, *st.warm)
+	}
+	var all [][]byte
+	for _, s := range list {
+		all = append(all, s.cks...)
+	}
+	return engine.AppendCheckpointPack(nil, all...)
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
@@ -138,8 +253,10 @@ type armRun struct {
 	sim   *engine.Sim
 	gauge bool
 	// win maps a candidate window (an index into windowFroms) to the sim's
-	// measured window.
+	// measured window; kept lists the windows a saved state keeps (the
+	// scenario's and the page's warm-up window).
 	win  []int
+	kept []int
 	snap engine.Snapshot // reused by capture
 	// published and calibrated are what the card shows beside the results
 	// (Arm.Published, Arm.Calibrated).

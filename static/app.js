@@ -79,7 +79,7 @@
     }
     performance.mark('schedplay:compiled');
     shared = await sharedP;
-    window.schedplayBoot = { fragment: location.hash, shared };
+    window.schedplayBoot = { fragment: location.hash, shared, share: shared && shareMatch ? shareMatch[1] : '' };
     go.run(inst); // runs main until Ebiten waits for the first frame
     performance.mark('schedplay:main');
     core = window.schedplayCore;
@@ -268,6 +268,16 @@
     if (c.refused) refused.textContent = c.refused.charAt(0).toUpperCase() + c.refused.slice(1);
     play.disabled = !!c.refused;
     $('skip-warmup').hidden = !(c.warmup_ns > c.now_ns);
+    const resumed = $('resumed');
+    const note = c.resumed ? '⟲ ' + c.resumed : '';
+    if (resumed.textContent !== note) {
+      // A new notice shows again, then fades (style.css).
+      resumed.classList.remove('shown');
+      void resumed.offsetWidth;
+      resumed.classList.toggle('shown', !!note);
+    }
+    resumed.hidden = !note;
+    resumed.textContent = note;
   });
 
   on('panes', (s) => renderPanes(s.panes || []));
@@ -520,6 +530,11 @@
   $('jump').addEventListener('click', jump);
   $('jump-to').addEventListener('keydown', (e) => { if (e.key === 'Enter') jump(); });
   $('skip-warmup').addEventListener('click', () => cmd('jumpTo', view.clock.warmup_ns));
+  // A hand on a jump control fetches the saved states the jump will start from.
+  const prefetch = () => core && core.cmd('prefetch');
+  for (const [id, ev] of [['skip-warmup', 'pointerenter'], ['skip-warmup', 'focus'], ['jump', 'pointerenter'], ['jump-to', 'focus']]) {
+    $(id).addEventListener(ev, prefetch);
+  }
   $('jump-cancel').addEventListener('click', () => cmd('pause'));
   $('speed').addEventListener('change', (e) => set('speed', e.target.value));
   $('show-ghosts').addEventListener('change', (e) => set('ghosts', e.target.checked ? '1' : '0'));

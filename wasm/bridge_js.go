@@ -89,6 +89,8 @@ func registerBridge(g *game, problems []string) {
 			m.RunTo(int64(num(args, 1)))
 		case "jumpTo":
 			return m.JumpTo(int64(num(args, 1)))
+		case "prefetch":
+			m.PrefetchSaved()
 		case "antialias":
 			g.ebitenAA = num(args, 1) != 0
 		case "perfReset":
@@ -110,21 +112,23 @@ func registerBridge(g *game, problems []string) {
 	js.Global().Set("schedplayCore", core)
 }
 
-// bootArgs reads window.schedplayBoot = {fragment, shared}.
-func bootArgs() (string, []byte) {
+// bootArgs reads window.schedplayBoot = {fragment, shared, share}: share is
+// the share page's ID ("" elsewhere).
+func bootArgs() (frag string, shared []byte, share string) {
 	b := js.Global().Get("schedplayBoot")
 	if b.Type() != js.TypeObject {
-		return "", nil
+		return "", nil, ""
 	}
-	var frag string
-	var shared []byte
 	if f := b.Get("fragment"); f.Type() == js.TypeString {
 		frag = f.String()
 	}
 	if s := b.Get("shared"); s.Type() == js.TypeString {
 		shared = []byte(s.String())
 	}
-	return frag, shared
+	if s := b.Get("share"); s.Type() == js.TypeString {
+		share = s.String()
+	}
+	return frag, shared, share
 }
 
 func logError(err error) {

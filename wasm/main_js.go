@@ -32,9 +32,10 @@ func main() {
 	tPresets := clock()
 	// The page script leaves the URL's fragment and any shared scenario in
 	// window.schedplayBoot before starting the program.
-	frag, shared := bootArgs()
+	frag, shared, shareID := bootArgs()
 	run, runName := startRunner()
-	m := playground.New(playground.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared, Runner: run, RunnerName: runName})
+	m := playground.New(playground.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared,
+		Runner: run, RunnerName: runName, Saved: newSavedStates(shareID)})
 	m.NoteStartup("presets", tPresets)
 	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)

@@ -71,8 +71,8 @@ func TestConcurrentShares(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The file holds exactly the distinct shares, each with its preview and card:
-	// none lost, none extra.
+	// The file holds exactly the distinct shares, each with its preview, card
+	// and saved states: none lost, none extra.
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +83,8 @@ func TestConcurrentShares(t *testing.T) {
 		return nil
 	})
 	db.Close()
-	if keys != 3*distinct {
-		t.Errorf("the bbolt file holds %d keys, want %d: %d shares, each with a preview and a card", keys, 3*distinct, distinct)
+	if keys != 4*distinct {
+		t.Errorf("the bbolt file holds %d keys, want %d: %d shares, each with a preview, a card and saved states", keys, 4*distinct, distinct)
 	}
 
 	// A restart with the same data directory serves them all again.

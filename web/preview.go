@@ -31,6 +31,10 @@ import (
 func previewKey(id string) string { return id + ".preview" }
 func cardKey(id string) string    { return id + ".png" }
 
+// statesKey is where share id's saved engine states (states.go) made by the
+// engine named engine are stored: another engine's are another record.
+func statesKey(id, engine string) string { return id + ".states-" + engine }
+
 // WithPreviewBudget sets how much engine work a share's preview may take, in engine
 // events over all its arms (see preview.Compute); the default is
 // preview.DefaultEventBudget. The Cloudflare Worker gives less: its CPU is slower
@@ -108,7 +112,7 @@ func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (
 	if err != nil {
 		return preview.Preview{}, &noPreviewError{fmt.Errorf("stored scenario %s: %w", id, err)}
 	}
-	p, err := preview.Compute(sc, s.budget)
+	p, states, err := preview.ComputeStates(sc, s.budget)
 	if err != nil {
 		return p, &noPreviewError{err}
 	}
@@ -122,11 +126,13 @@ func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (
 	}
 	// Write-once: a conflict means another request (or an older engine) stored
 	// this share's preview first; what was stored first stays, and both are
-	// previews of the same scenario.
+	// previews of the same scenario. The saved states are this engine's own
+	// record (statesKey), so they conflict only with identical ones. The
+	// preview goes last: its presence says the rest is stored.
 	for _, rec := range []struct {
 		key  string
 		data []byte
-	}{{cardKey(id), card}, {previewKey(id), data}} {
+	}{{cardKey(id), card}, {statesKey(id, s.engine), states}, {previewKey(id), data}} {
 		if err := s.store.Put(ctx, rec.key, rec.data); err != nil && !errors.Is(err, ErrConflict) {
 			return p, fmt.Errorf("storing %s: %w", rec.key, err)
 		}

@@ -15,6 +15,8 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"schedplay/docs"
+	"schedplay/internal/shareapi"
 	"schedplay/preview"
 )
 
@@ -30,6 +32,9 @@ type Server struct {
 	page     PageFunc     // never nil
 	budget   int64        // engine events a share's preview may take (WithPreviewBudget)
 	previews previews
+	// engine names the engine that makes and serves shares' saved states
+	// (states.go): shareapi.EngineTag of the calibration fingerprint.
+	engine string
 	// publicURL is the scheme and host share links name ("https://play.example.org"),
 	// or "" for links relative to whatever host the page came from.
 	publicURL string
@@ -94,8 +99,12 @@ func WithPage(page PageFunc) Option {
 // NewServer builds a Server. It refuses to build without a store, a logger, and a
 // way to get the playground page (WithStatic or WithPage).
 func NewServer(opts ...Option) (*Server, error) {
+	table, err := docs.Load()
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{mux: http.NewServeMux(), budget: preview.DefaultEventBudget,
-		previews: previews{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}}
+		previews: previews{slots: make(chan struct{}, runtime.GOMAXPROCS(0))}, engine: shareapi.EngineTag(table.Fingerprint)}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
@@ -123,9 +132,10 @@ func NewServer(opts ...Option) (*Server, error) {
 func (s *Server) routes() {
 	s.mux.HandleFunc("/api/share", s.handleShare)
 	s.mux.HandleFunc("/api/share/{id}", s.handleGetShare)
+	s.mux.HandleFunc(shareapi.StatesRoute, s.handleShareStates)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		// The path is not echoed: it may be as long as the server's header limit.
-		writeError(w, http.StatusNotFound, "", "no such API endpoint; the API is POST /api/share and GET /api/share/{id}")
+		writeError(w, http.StatusNotFound, "", "no such API endpoint; the API is POST /api/share, GET /api/share/{id} and GET /api/share/{id}/checkpoints?e=ENGINE")
 	})
 	s.mux.HandleFunc("/s/{name}", s.handleShareFile)
 	s.mux.HandleFunc("/oembed", s.handleOEmbed)

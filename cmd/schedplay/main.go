@@ -2,6 +2,7 @@
 // calibration evidence and serves the playground.
 //
 //	schedplay run FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]
+//	               [--checkpoint-at T --checkpoint-out PATH] [--from PATH]
 //	schedplay sweep FILE --vary path=v1,v2,... [--arms path=a,b] [--set ...] [--format ...] [--jobs N]
 //	schedplay calibrate [--out docs/calibration.md] [--check] [--jobs N]
 //	schedplay list | knobs | serve

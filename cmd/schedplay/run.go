@@ -7,8 +7,9 @@ import (
 )
 
 // cmdRun: schedplay run FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]
+// [--checkpoint-at T --checkpoint-out PATH] [--from PATH]
 func (a *app) cmdRun(args []string) error {
-	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]")
+	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH]")
 	var sets stringList
 	format := formatFlag("table")
 	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
@@ -17,6 +18,10 @@ func (a *app) cmdRun(args []string) error {
 	fs.StringVar(&tf.path, "trace", "", "also write a Chrome trace-event `file` (Perfetto, chrome://tracing)")
 	fs.Float64Var(&tf.fromMs, "trace-from-ms", -1, "start of the traced window in simulated `ms` (default: end of warm-up)")
 	fs.Float64Var(&tf.lenMs, "trace-ms", 20, "length of the traced window in simulated `ms` (300-400 KB per ms at 32 vCPUs)")
+	var cf checkpointFlags
+	fs.StringVar(&cf.at, "checkpoint-at", "", "also save the run's state at simulated `time` T (with a unit: 12s, 250ms) to --checkpoint-out")
+	fs.StringVar(&cf.out, "checkpoint-out", "", "the `file` --checkpoint-at writes")
+	fs.StringVar(&cf.from, "from", "", "resume the run from a checkpoint `file` of the same scenario (and --set) instead of time zero")
 	pos, err := parse(fs, args, a)
 	if err != nil {
 		return err
@@ -28,9 +33,19 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := cf.check(fs, tf); err != nil {
+		return err
+	}
 	sc, err := src.decodeToRun(sets...)
 	if err != nil {
 		return err
+	}
+	if cf.used() {
+		res, err := runCheckpointed(sc, src.label, cf)
+		if err != nil {
+			return err
+		}
+		return writeRun(a.stdout, string(format), sc, res)
 	}
 	res, err := a.runOne(sc, tf)
 	if err != nil {

@@ -13,8 +13,10 @@ import (
 )
 
 // BudgetBytes is the most a first visit to the playground may download,
-// gzip-compressed as served: the page's wasm, the engine worker's wasm and the
-// page's scripts and styles. Design choices rely on it: the page's dependencies are
+// gzip-compressed as served: the page's wasm, the engine worker's wasm, the
+// page's scripts and styles, and the index of the saved states (the packs
+// themselves are fetched at a scenario's first jump, and have budgets of
+// their own: PackBudgetBytes and SavedBudgetBytes). Design choices rely on it: the page's dependencies are
 // compiled without inlining (targets), the worker's wire format is written by hand
 // to keep the JSON library out of it (playground/runner/values.go), and the page's
 // binary carries no simulation code (wasm/workers_js.go). The browser tests assert
@@ -27,12 +29,14 @@ type Part struct {
 	Gzip int64  // its size gzip-compressed, as served
 }
 
-// Bundle lists every file under root's static/ that a server hands out, with its
-// gzip size: a file with a precompressed NAME.gz sibling counts as that sibling
+// Bundle lists every file under root's static/ that a first visit downloads, with
+// its gzip size: a file with a precompressed NAME.gz sibling counts as that sibling
 // (what `schedplay serve` sends a browser that accepts gzip), any other as its
 // contents compressed at the best level. Dotfiles, build leftovers (*.tmp) and the
-// siblings themselves are not counted on their own. The list is sorted by name;
-// Total adds it up.
+// siblings themselves are not counted on their own, nor is anything in
+// checkpoints/ but its index: the page fetches a saved-state pack at its
+// scenario's first jump (Checkpoints lists them), and the labels file never. The list is sorted
+// by name; Total adds it up.
 func Bundle(root string) ([]Part, error) {
 	static := filepath.Join(root, "static")
 	var parts []Part
@@ -62,6 +66,9 @@ func Bundle(root string) ([]Part, error) {
 		rel, err := filepath.Rel(static, path)
 		if err != nil {
 			return err
+		}
+		if rel := filepath.ToSlash(rel); strings.HasPrefix(rel, "checkpoints/") && rel != "checkpoints/index.txt" {
+			return nil // a pack is fetched at its scenario's first jump; the labels never
 		}
 		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n})
 		return nil

@@ -41,26 +41,37 @@ type target struct {
 // runtime) are compiled without inlining: that takes 0.3 MB off its gzip size,
 // which keeps page and worker together under the 4 MB budget (BudgetBytes), and
 // their code is not where a frame's time goes (the view model, schedplay's own
-// packages, keeps inlining). The worker, where the engine's hot loop runs, is
-// compiled as usual.
+// packages, keeps inlining). So are the engine, the lesson and URL parsers, the
+// verdict table and the embedded presets in the page, which decode and key
+// scenarios there but run no simulation (10 KB). The worker, where the engine's
+// hot loop runs, compiles the engine, the runner and what the hot loop calls into
+// (math, math/bits, math/rand/v2) as usual, and the rest of the standard library
+// and the trace writer without inlining (22 KB: fmt, reflect, strconv, time and
+// syscall/js run per message or per chunk, not per event, and a trace job writes
+// what a run does, not the run).
 func targets() []target {
 	return []target{
-		{"./wasm", WasmPath, GzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime="}},
-		{"./wasm/worker", WorkerPath, WorkerGzipPath, nil},
+		{"./wasm", WasmPath, GzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
+			"-gcflags=schedplay/engine=-l", "-gcflags=schedplay/playground/lesson=-l", "-gcflags=schedplay/playground/urlstate=-l",
+			"-gcflags=schedplay/docs=-l", "-gcflags=schedplay/examples/...=-l"}},
+		{"./wasm/worker", WorkerPath, WorkerGzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
+			"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l"}},
 	}
 }
 
 // inputDirs are the directories whose files go into the wasm: the js/wasm shells,
 // the view model and its drawing vocabulary, the engine, the trace writer (the
 // worker's trace downloads) and the embedded presets and lessons; go.mod and
-// go.sum pin the dependencies.
+// go.sum pin the dependencies. They are the saved states' inputs too
+// (EnsureCheckpoints).
 func inputDirs() []string {
 	return []string{"engine", "trace", "view", "playground", "wasm", "examples"}
 }
 
 // EnsureBuilt builds each program of the bundle under repoRoot whose wasm is
-// missing or older than any input, writes its gzip sibling, and refreshes
-// wasm_exec.js. Progress goes to log. A cold build takes about a minute on two
+// missing or older than any input, writes its gzip sibling, refreshes
+// wasm_exec.js, and saves the bundle's engine states when they are stale
+// (EnsureCheckpoints). Progress goes to log. A cold build takes about a minute on two
 // cores.
 func EnsureBuilt(repoRoot string, log io.Writer) error {
 	goBin, err := goCommand()
@@ -79,7 +90,7 @@ func EnsureBuilt(repoRoot string, log io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return EnsureCheckpoints(repoRoot, log)
 }
 
 // ensureTarget builds one program when its wasm or gzip is missing or stale.

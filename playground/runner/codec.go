@@ -27,6 +27,7 @@ const (
 	opAdvance
 	opCancel
 	opStop
+	opStartFrom
 )
 
 // Frame and Advance flag bits.
@@ -41,12 +42,32 @@ const (
 	flagBackground
 )
 
+// Frame-only flag bits (a frame's flags byte has bits to spare: flagStep and
+// the rest above are an Advance's).
+const (
+	flagResumed   = flagStep   // the arm started from its checkpoint
+	flagResumeErr = flagSlides // the arm's checkpoint was refused; why follows
+)
+
+// maxCheckpointBytes bounds a checkpoint a StartFrom command carries.
+const maxCheckpointBytes = 16 << 20
+
 // encodeStart appends a Start command.
 func encodeStart(b []byte, id ArmID, sc engine.Scenario, background bool) []byte {
 	b = append(b, opStart)
 	b = binary.AppendUvarint(b, uint64(id))
 	b = append(b, flagIf(background, flagBackground))
 	return appendValue(b, reflect.ValueOf(sc))
+}
+
+// encodeStartFrom appends a StartFrom command: a Start's, then the checkpoint.
+func encodeStartFrom(b []byte, id ArmID, sc engine.Scenario, checkpoint []byte) []byte {
+	b = append(b, opStartFrom)
+	b = binary.AppendUvarint(b, uint64(id))
+	b = append(b, 0)
+	b = appendValue(b, reflect.ValueOf(sc))
+	b = binary.AppendUvarint(b, uint64(len(checkpoint)))
+	return append(b, checkpoint...)
 }
 
 // encodeAdvance appends an Advance command.
@@ -79,6 +100,7 @@ type command struct {
 	id         ArmID
 	scenario   engine.Scenario
 	background bool
+	checkpoint []byte
 	adv        Advance
 	seq        uint32
 }
@@ -90,9 +112,14 @@ func decodeCommands(msg []byte) ([]command, error) {
 	for r.err == nil && r.more() {
 		c := command{op: r.byte(), id: ArmID(r.uvarint())}
 		switch c.op {
-		case opStart:
+		case opStart, opStartFrom:
 			c.background = r.byte()&flagBackground != 0
 			readValue(&r, reflect.ValueOf(&c.scenario).Elem())
+			if c.op == opStartFrom {
+				if c.checkpoint = r.bytes(); len(c.checkpoint) > maxCheckpointBytes {
+					r.fail("a checkpoint larger than the limit")
+				}
+			}
 		case opAdvance:
 			c.adv.Seq = uint32(r.uvarint())
 			c.adv.ToNs = r.varint()
@@ -133,10 +160,17 @@ func (e *frameEncoder) encode(b []byte, f *Frame) []byte {
 	b = binary.AppendUvarint(b, uint64(f.Arm))
 	b = binary.AppendUvarint(b, uint64(f.Seq))
 	if f.Err != "" {
-		b = append(b, flagErr)
+		b = append(b, flagErr|flagIf(f.ResumeErr != "", flagResumeErr))
+		if f.ResumeErr != "" {
+			b = appendString(b, f.ResumeErr)
+		}
 		return appendString(b, f.Err)
 	}
-	b = append(b, flagIf(f.Done, flagDone)|flagIf(f.HasDecision, flagDecision)|flagIf(f.HasResults, flagResults))
+	b = append(b, flagIf(f.Done, flagDone)|flagIf(f.HasDecision, flagDecision)|flagIf(f.HasResults, flagResults)|
+		flagIf(f.Resumed, flagResumed)|flagIf(f.ResumeErr != "", flagResumeErr))
+	if f.ResumeErr != "" {
+		b = appendString(b, f.ResumeErr)
+	}
 	b = appendVarints(b, f.NowNs, f.EndNs, f.Events)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f.BusyMs))
 	b = e.encodeSnap(b, &f.Snap)
@@ -235,6 +269,9 @@ func decodeFrames(msg []byte, decoderFor func(ArmID) *frameDecoder, dst []Frame)
 		var f Frame
 		f.Arm, f.Seq = ArmID(r.uvarint()), uint32(r.uvarint())
 		fl := r.byte()
+		if fl&flagResumeErr != 0 {
+			f.ResumeErr = r.string()
+		}
 		if fl&flagErr != 0 {
 			f.Err = r.string()
 		} else {
@@ -249,6 +286,7 @@ func decodeFrames(msg []byte, decoderFor func(ArmID) *frameDecoder, dst []Frame)
 
 func (d *frameDecoder) decode(r *reader, f *Frame, fl byte) {
 	f.Done, f.HasDecision, f.HasResults = fl&flagDone != 0, fl&flagDecision != 0, fl&flagResults != 0
+	f.Resumed = fl&flagResumed != 0
 	f.NowNs, f.EndNs, f.Events = r.varint(), r.varint(), r.varint()
 	f.BusyMs = math.Float64frombits(r.uint64())
 	d.decodeSnap(r, &f.Snap)

@@ -80,9 +80,9 @@ func TestFrameRoundTrip(t *testing.T) {
 			t.Errorf("round %d: frame changed on the wire:\n got %+v\nwant %+v", round, got[0], f)
 		}
 	}
-	errFrame := Frame{Arm: 3, Seq: 9, Err: "workload.clients: too many"}
+	errFrame := Frame{Arm: 3, Seq: 9, Err: "workload.clients: too many", ResumeErr: "checkpoint: damaged"}
 	got, err := decodeFrames(enc.encode(nil, &errFrame), func(ArmID) *frameDecoder { return &dec }, nil)
-	if err != nil || len(got) != 1 || got[0].Err != errFrame.Err || got[0].Seq != 9 {
+	if err != nil || len(got) != 1 || got[0].Err != errFrame.Err || got[0].ResumeErr != errFrame.ResumeErr || got[0].Seq != 9 {
 		t.Errorf("error frame: %+v, %v", got, err)
 	}
 }
@@ -97,8 +97,9 @@ func TestCommandRoundTrip(t *testing.T) {
 	b = encodeAdvance(b, 1, adv)
 	b = encodeCancel(b, 2, 8)
 	b = encodeStop(b, 2)
+	b = encodeStartFrom(b, 3, sc, []byte("SPCK checkpoint bytes"))
 	cmds, err := decodeCommands(b)
-	if err != nil || len(cmds) != 4 {
+	if err != nil || len(cmds) != 5 {
 		t.Fatalf("%d commands, %v", len(cmds), err)
 	}
 	if c := cmds[0]; c.op != opStart || c.id != 1 || !c.background || !reflect.DeepEqual(c.scenario, sc) {
@@ -112,6 +113,9 @@ func TestCommandRoundTrip(t *testing.T) {
 	}
 	if c := cmds[3]; c.op != opStop || c.id != 2 {
 		t.Errorf("stop: %+v", c)
+	}
+	if c := cmds[4]; c.op != opStartFrom || c.id != 3 || c.background || !reflect.DeepEqual(c.scenario, sc) || string(c.checkpoint) != "SPCK checkpoint bytes" {
+		t.Errorf("start from a checkpoint: %+v", c)
 	}
 }
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"slices"
 
 	"schedplay/engine"
@@ -18,7 +19,7 @@ const (
 	targetChunkMs  = 0.5
 )
 
-// Host owns simulations and serves their checkpoint requests in bounded chunks. It
+// Host owns simulations and serves their advance requests in bounded chunks. It
 // is the engine side of every Runner: Local drives it in the page's thread, Server
 // in a worker. A Host is not safe for concurrent use.
 type Host struct {
@@ -33,10 +34,15 @@ type Host struct {
 
 // hostArm is one simulation and its queue of requests.
 type hostArm struct {
-	id         ArmID
-	sc         engine.Scenario
-	sim        *engine.Sim // nil until the first request is served
-	err        string      // the engine refused sc
+	id  ArmID
+	sc  engine.Scenario
+	sim *engine.Sim // nil until the first request is served
+	err string      // the engine refused sc
+	// checkpoint is StartFrom's, until the simulation is built from it;
+	// resumed and resumeErr go out with the first answer.
+	checkpoint []byte
+	resumed    bool
+	resumeErr  string
 	background bool
 	queue      []request
 	// startedMs is when work on the head request began, or -1.
@@ -81,7 +87,14 @@ func (h *Host) arm(id ArmID) *hostArm {
 	return nil
 }
 
-// Advance queues a checkpoint request (see Runner.Advance). Requests for an arm
+// StartFrom adds a simulation of sc resumed from checkpoint (see
+// Runner.StartFrom); it is decoded when the first request is served.
+func (h *Host) StartFrom(id ArmID, sc engine.Scenario, checkpoint []byte) {
+	h.Start(id, sc, false)
+	h.arm(id).checkpoint = checkpoint
+}
+
+// Advance queues an advance request (see Runner.Advance). Requests for an arm
 // the Host does not have are dropped: it was stopped.
 func (h *Host) Advance(id ArmID, a Advance) {
 	if arm := h.arm(id); arm != nil {
@@ -116,7 +129,7 @@ func (h *Host) Busy() bool {
 
 // Work serves requests until the clock passes deadlineMs or none is left, and
 // reports whether any is left. Foreground arms take turns chunk by chunk, so two
-// arms asked for the same checkpoint answer it at about the same time; background
+// arms asked for the same moment answer it at about the same time; background
 // arms get what the foreground leaves. One chunk may overrun the deadline by about
 // targetChunkMs.
 func (h *Host) Work(deadlineMs float64) bool {
@@ -155,19 +168,7 @@ func (h *Host) serve(a *hostArm) {
 		a.startedMs = h.clock()
 	}
 	if a.sim == nil && a.err == "" {
-		// The same estimate the CLI and the share API make: a scenario that would
-		// run for hours is refused, naming its fields, before it starts.
-		sim, err := engine.NewSim(a.sc)
-		if err == nil {
-			err = engine.CheckWork(a.sc)
-		}
-		if err != nil {
-			a.err = "the engine refused this scenario: " + err.Error()
-			sim = nil
-		} else if a.sc.WarmupMs > 0 {
-			a.warmupWindow = sim.AddWindow(0, a.sc.WarmupMs)
-		}
-		a.sim = sim
+		a.build()
 	}
 	switch {
 	case a.err != "" || req.answerNow || a.sim.Done():
@@ -193,6 +194,41 @@ func (h *Host) serve(a *hostArm) {
 	h.answer(a, req)
 }
 
+// build makes the arm's simulation: resumed from its checkpoint when it has one
+// the engine accepts (with the warm-up window this Host adds), else at time
+// zero, with the warm-up window added.
+func (a *hostArm) build() {
+	// The same estimate the CLI and the share API make: a scenario that would
+	// run for hours is refused, naming its fields, before it starts.
+	if err := engine.CheckWork(a.sc); err != nil {
+		a.err = "the engine refused this scenario: " + err.Error()
+		return
+	}
+	if ck := a.checkpoint; ck != nil {
+		a.checkpoint = nil
+		sim, err := engine.Resume(a.sc, ck)
+		if err == nil && a.sc.WarmupMs > 0 {
+			if a.warmupWindow = sim.WindowIndex(0, a.sc.WarmupMs); a.warmupWindow < 0 {
+				err = errors.New("it does not measure the warm-up")
+			}
+		}
+		if err == nil {
+			a.sim, a.resumed = sim, true
+			return
+		}
+		a.resumeErr, a.warmupWindow = err.Error(), -1
+	}
+	sim, err := engine.NewSim(a.sc)
+	if err != nil {
+		a.err = "the engine refused this scenario: " + err.Error()
+		return
+	}
+	if a.sc.WarmupMs > 0 {
+		a.warmupWindow = sim.AddWindow(0, a.sc.WarmupMs)
+	}
+	a.sim = sim
+}
+
 // adaptChunk doubles a chunk that took under a quarter of targetChunkMs and halves
 // one that took over twice it, within [minChunkEvents, maxChunkEvents].
 func adaptChunk(events int, elapsedMs float64) int {
@@ -215,11 +251,13 @@ func (a *hostArm) drain(req Advance) {
 func (h *Host) answer(a *hostArm, req request) {
 	f := &h.frame
 	f.Arm, f.Seq, f.Err = a.id, req.Seq, a.err
+	f.Resumed, f.ResumeErr = a.resumed, a.resumeErr
+	a.resumed, a.resumeErr = false, "" // told once
 	f.BusyMs = h.clock() - a.startedMs
 	a.startedMs = -1
 	a.queue = a.queue[1:]
 	if a.err != "" {
-		*f = Frame{Arm: a.id, Seq: req.Seq, Err: a.err, Snap: f.Snap}
+		*f = Frame{Arm: a.id, Seq: req.Seq, Err: a.err, ResumeErr: f.ResumeErr, Snap: f.Snap}
 		h.emit(f)
 		return
 	}

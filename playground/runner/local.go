@@ -25,6 +25,11 @@ func (l *Local) Start(id ArmID, sc engine.Scenario, background bool) {
 	l.host.Start(id, sc, background)
 }
 
+// StartFrom implements Runner.
+func (l *Local) StartFrom(id ArmID, sc engine.Scenario, checkpoint []byte) {
+	l.host.StartFrom(id, sc, checkpoint)
+}
+
 // Advance implements Runner.
 func (l *Local) Advance(id ArmID, a Advance) { l.host.Advance(id, a) }
 

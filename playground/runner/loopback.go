@@ -2,7 +2,7 @@ package runner
 
 // Loopback is the worker path without workers: a Remote whose Servers run in the
 // caller's thread when told to. Tests use it to drive everything above the wire
-// (the codec, the Server, the view model's checkpoints) natively, with each
+// (the codec, the Server, the view model's advance requests) natively, with each
 // worker's progress under their control.
 type Loopback struct {
 	Remote  *Remote

@@ -49,6 +49,18 @@ func NewRemote(t Transport) *Remote {
 
 // Start implements Runner.
 func (r *Remote) Start(id ArmID, sc engine.Scenario, background bool) {
+	r.start(id, func(b []byte) []byte { return encodeStart(b, id, sc, background) })
+}
+
+// StartFrom implements Runner: the checkpoint's bytes go to the worker with
+// the scenario.
+func (r *Remote) StartFrom(id ArmID, sc engine.Scenario, checkpoint []byte) {
+	r.start(id, func(b []byte) []byte { return encodeStartFrom(b, id, sc, checkpoint) })
+}
+
+// start places a new arm on the next live worker and queues its start command
+// (enc appends it).
+func (r *Remote) start(id ArmID, enc func([]byte) []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(r.batch)
@@ -63,7 +75,7 @@ func (r *Remote) Start(id ArmID, sc engine.Scenario, background bool) {
 		r.failed = append(r.failed, Frame{Arm: id, Err: why})
 		return
 	}
-	r.batch[w] = encodeStart(r.batch[w], id, sc, background)
+	r.batch[w] = enc(r.batch[w])
 }
 
 // Advance implements Runner.
@@ -110,7 +122,7 @@ func (r *Remote) Deliver(w int, msg []byte) {
 }
 
 // Fail reports that worker w is gone (it failed to load or crashed): every arm
-// on it answers its next checkpoint with msg, so the page says so instead of
+// on it answers its next request with msg, so the page says so instead of
 // waiting forever, and no new arm is started on it.
 func (r *Remote) Fail(w int, msg string) {
 	r.mu.Lock()
@@ -174,7 +186,7 @@ func (r *Remote) decoderFor(id ArmID) *frameDecoder {
 }
 
 // Unavailable is the Runner of a page that could not start its workers: every
-// arm answers every checkpoint with the reason, which the page shows.
+// arm answers every request with the reason, which the page shows.
 type Unavailable struct {
 	Reason string
 	out    []Frame
@@ -182,6 +194,9 @@ type Unavailable struct {
 
 // Start implements Runner.
 func (u *Unavailable) Start(ArmID, engine.Scenario, bool) {}
+
+// StartFrom implements Runner.
+func (u *Unavailable) StartFrom(ArmID, engine.Scenario, []byte) {}
 
 // Advance implements Runner: the answer is the reason.
 func (u *Unavailable) Advance(id ArmID, a Advance) {

@@ -2,14 +2,16 @@
 // page's own thread (Local) or in Web Workers (Remote talking to a Server), behind
 // one interface, Runner.
 //
-// The view model never holds an engine.Sim. It starts a simulation per arm and asks
-// for checkpoints: "bring arm 3 to t = 1.25 s and tell me what it looks like"
-// (Advance). The runner answers each checkpoint with a Frame: the snapshot at that
-// instant, the animation-worthy events since the previous frame (IPIs, migrations,
-// suppressed IPIs), the last decision about what the page has selected, and, when
-// asked, the engine's results and latency histogram. Checkpoints are
-// answered in order, so the model can keep two arms at the same simulated time by
-// showing a checkpoint only when every arm has answered it.
+// The view model never holds an engine.Sim. It starts a simulation per arm (at
+// time zero, or from an engine checkpoint: StartFrom) and sends it advance
+// requests: "bring arm 3 to t = 1.25 s and tell me what it looks like" (Advance).
+// The runner answers each request with a Frame: the snapshot at that instant, the
+// animation-worthy events since the previous frame (IPIs, migrations, suppressed
+// IPIs), the last decision about what the page has selected, and, when asked, the
+// engine's results and latency histogram. Requests are answered in order, so the
+// model can keep two arms at the same simulated time by showing an answer only
+// when every arm has given it. In this package and the model, "checkpoint" means
+// only the engine's saved state (engine.Sim.AppendCheckpoint).
 //
 // Work is bounded: a Host steps its simulations by event count (engine's
 // RunUntilN) in chunks of at most maxChunkEvents, reading the clock between
@@ -35,7 +37,7 @@ import (
 // a frame of a stopped arm that was already in flight is recognised and dropped.
 type ArmID uint32
 
-// Runner starts simulations and carries checkpoint requests to them and frames
+// Runner starts simulations and carries advance requests to them and frames
 // back. Calls are made from one goroutine (the page's frame loop); frames arrive
 // only through Receive.
 type Runner interface {
@@ -43,7 +45,12 @@ type Runner interface {
 	// sweep point) gets only the time the foreground ones leave. If the engine
 	// refuses sc, the first frame asked of the arm carries the error.
 	Start(id ArmID, sc engine.Scenario, background bool)
-	// Advance queues a checkpoint request; requests are answered in order.
+	// StartFrom begins a foreground simulation of sc from an engine checkpoint
+	// of it (engine.Resume). A checkpoint the engine refuses starts the arm at
+	// time zero instead; the arm's first frame says which (Frame.Resumed,
+	// Frame.ResumeErr).
+	StartFrom(id ArmID, sc engine.Scenario, checkpoint []byte)
+	// Advance queues an advance request; requests are answered in order.
 	Advance(id ArmID, a Advance)
 	// Cancel drops the arm's queued requests and cuts the current one short at
 	// the next chunk; the arm answers with one frame at wherever it stopped,
@@ -58,9 +65,9 @@ type Runner interface {
 	Receive(dst []Frame) []Frame
 }
 
-// Advance asks an arm for a checkpoint.
+// Advance asks an arm to reach a moment and say what it looks like there.
 type Advance struct {
-	// Seq numbers the checkpoint; the answering frame carries it.
+	// Seq numbers the request; the answering frame carries it.
 	Seq uint32
 	// ToNs is the simulated time to reach (capped at the horizon). A time the arm
 	// has passed answers at once, where the arm is.
@@ -93,7 +100,7 @@ type Selection struct {
 // NoSelection selects nothing.
 func NoSelection() Selection { return Selection{CPU: -1, Thread: -1} }
 
-// Frame is one arm at a checkpoint.
+// Frame is one arm's answer to an advance request.
 type Frame struct {
 	Arm ArmID
 	Seq uint32
@@ -106,9 +113,14 @@ type Frame struct {
 	// Events is the number of engine events processed so far.
 	Events int64
 	// BusyMs is the wall time the runner spent from starting this request until
-	// answering it: what a checkpoint of this size costs.
+	// answering it: what a request of this size costs.
 	BusyMs float64
-	Snap   engine.Snapshot
+	// Resumed, on an arm's first frame, says it started from the checkpoint
+	// StartFrom gave it; ResumeErr, that the engine refused that checkpoint
+	// (why) and the arm started at time zero.
+	Resumed   bool
+	ResumeErr string
+	Snap      engine.Snapshot
 	// Flights and Migrations are the newest animation events since the previous
 	// frame (at most MaxFlights and MaxMigrations), oldest first.
 	Flights    []Flight

@@ -33,6 +33,9 @@ func (s *Server) Handle(msg []byte) error {
 		case opStart:
 			delete(s.enc, c.id)
 			s.host.Start(c.id, c.scenario, c.background)
+		case opStartFrom:
+			delete(s.enc, c.id)
+			s.host.StartFrom(c.id, c.scenario, c.checkpoint)
 		case opAdvance:
 			s.host.Advance(c.id, c.adv)
 		case opCancel:

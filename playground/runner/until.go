@@ -1,6 +1,6 @@
 package runner
 
-// Running until something happens: a checkpoint that stops an arm right after the
+// Running until something happens: an advance request that stops an arm right after the
 // first event of a kind (Advance.Until), so a lesson can pause at "the first pull
 // IPI" at the same simulated nanosecond on every run. The arm is stepped one engine
 // event at a time and the visual events of each are looked at; a chunk is the

@@ -1,10 +1,10 @@
 package runner
 
 import (
-	"encoding/binary"
 	"math"
 	"reflect"
-	"slices"
+
+	"schedplay/engine"
 )
 
 // The scenario (once per arm) and the engine's results (a few times a second)
@@ -14,58 +14,9 @@ import (
 // and the page over its 4 MB budget. Nil and empty slices and maps stay distinct,
 // and floats cross as their bits, so values arrive exactly as sent.
 
-// appendValue appends v. It handles the kinds engine.Scenario and engine.Results
-// are made of; any other kind is a programming error.
-func appendValue(b []byte, v reflect.Value) []byte {
-	switch v.Kind() {
-	case reflect.Bool:
-		return append(b, flagIf(v.Bool(), 1))
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return binary.AppendVarint(b, v.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return binary.AppendUvarint(b, v.Uint())
-	case reflect.Float32, reflect.Float64:
-		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float()))
-	case reflect.String:
-		return appendString(b, v.String())
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				b = appendValue(b, v.Field(i))
-			}
-		}
-		return b
-	case reflect.Array, reflect.Slice:
-		if v.Kind() == reflect.Slice {
-			if v.IsNil() {
-				return append(b, 0)
-			}
-			b = binary.AppendUvarint(b, uint64(v.Len())+1)
-		}
-		for i := range v.Len() {
-			b = appendValue(b, v.Index(i))
-		}
-		return b
-	case reflect.Map:
-		if v.IsNil() {
-			return append(b, 0)
-		}
-		b = binary.AppendUvarint(b, uint64(v.Len())+1)
-		keys := v.MapKeys()
-		slices.SortFunc(keys, func(x, y reflect.Value) int {
-			if x.String() < y.String() {
-				return -1
-			}
-			return 1
-		})
-		for _, k := range keys {
-			b = appendValue(b, k)
-			b = appendValue(b, v.MapIndex(k))
-		}
-		return b
-	}
-	panic("runner.appendValue: cannot send a " + v.Type().String())
-}
+// appendValue appends v in engine.AppendBinaryValue's form (the engine's
+// scenario key digests the same form, so the worker carries one walker).
+func appendValue(b []byte, v reflect.Value) []byte { return engine.AppendBinaryValue(b, v) }
 
 // readValue reads into v what appendValue wrote for a value of its type.
 func readValue(r *reader, v reflect.Value) {

@@ -1,20 +1,21 @@
 package playground
 
-// Checkpoints: how the model moves simulations that run elsewhere (the Runner,
+// Targets: how the model moves simulations that run elsewhere (the Runner,
 // usually Web Workers) and still shows every arm of a comparison at one simulated
-// time.
+// time. (A "checkpoint" is something else: an engine's saved state, which a jump
+// may start the arms from; see jump.go.)
 //
-// Each frame the model asks every arm for the same checkpoint, "reach t", and
-// shows a checkpoint only once every arm has answered it; answers wait in the
-// arms' inboxes until then. A few checkpoints are outstanding at a time, so the
-// runner always has the next one queued (it never idles while the page draws)
-// but never runs far ahead of what the page can stop: pausing cancels what is
-// queued, and the arms, stopped wherever they were, are brought to the furthest
-// one's time by one more checkpoint before anything is shown. In slow motion a
-// checkpoint is a frame's worth of simulated time, so a 2 µs IPI crosses the stage
-// over seconds, answer by answer; at max speed (and while jumping) a checkpoint is
-// sized to cost the runner about a frame and a half (at least
-// targetCheckpointMs), so the workers stay busy even when the page's frames are
+// Each frame the model sends every arm the same advance request, a target
+// "reach t", and shows a target only once every arm has answered it; answers
+// wait in the arms' inboxes until then. A few targets are outstanding at a time,
+// so the runner always has the next one queued (it never idles while the page
+// draws) but never runs far ahead of what the page can stop: pausing cancels what
+// is queued, and the arms, stopped wherever they were, are brought to the
+// furthest one's time by one more target before anything is shown. In slow motion
+// a target is a frame's worth of simulated time ahead, so a 2 µs IPI crosses the
+// stage over seconds, answer by answer; at max speed (and while jumping) a target
+// is sized to cost the runner about a frame and a half (at least
+// targetRequestMs), so the workers stay busy even when the page's frames are
 // slow (a software-rendered canvas sharing two cores with them).
 
 import (
@@ -23,57 +24,57 @@ import (
 	"schedplay/playground/runner"
 )
 
-// Checkpoint sizing and pacing. A fast run keeps one more checkpoint in flight:
-// the page takes answers only once a frame.
+// Target sizing and pacing. A fast run keeps one more target in flight: the
+// page takes answers only once a frame.
 const (
-	maxInFlight        = 2
-	maxInFlightFast    = 3
-	targetCheckpointMs = 20
-	maxCheckpointMs    = 250
-	minStepNs          = 1_000
-	maxStepNs          = 10_000_000_000
-	firstStepNs        = 100_000
+	maxInFlight     = 2
+	maxInFlightFast = 3
+	targetRequestMs = 20
+	maxRequestMs    = 250
+	minStepNs       = 1_000
+	maxStepNs       = 10_000_000_000
+	firstStepNs     = 100_000
 	// resultsEveryMs paces the requests for the engine's results (a pass over
 	// its histograms): the cards refresh a few times a second.
 	resultsEveryMs = 200
 )
 
-type checkpointKind uint8
+type targetKind uint8
 
 const (
-	ckAdvance checkpointKind = iota // every arm to toNs
-	ckStep                          // the leader processes one event, the others follow to its time
-	ckCancel                        // every arm stops where it is; never shown, a sync follows
-	ckUntil                         // the leader runs until an event (lesson.go); never shown, a sync follows
+	tgAdvance targetKind = iota // every arm to toNs
+	tgStep                      // the leader processes one event, the others follow to its time
+	tgCancel                    // every arm stops where it is; never shown, a sync follows
+	tgUntil                     // the leader runs until an event (lesson.go); never shown, a sync follows
 )
 
-// checkpoint is one request to every arm.
-type checkpoint struct {
+// target is one advance request to every arm.
+type target struct {
 	seq    uint32
-	kind   checkpointKind
-	toNs   int64 // for ckStep, set when the leader answers
-	leader int   // ckStep: the arm that steps
+	kind   targetKind
+	toNs   int64 // for tgStep, set when the leader answers
+	leader int   // tgStep: the arm that steps
 	// followed is set once a step's followers have been asked.
 	followed bool
-	// sized marks a max-speed checkpoint, whose cost adapts stepNs.
+	// sized marks a max-speed target, whose cost adapts stepNs.
 	sized bool
-	// until is a ckUntil's event; its toNs is where the leader stops looking.
+	// until is a tgUntil's event; its toNs is where the leader stops looking.
 	until runner.Event
 }
 
 // pipeline is what has been asked of the runner and not yet shown.
 type pipeline struct {
 	seq     uint32
-	pending []checkpoint
-	// reqNs is where the newest checkpoint aims: the next one starts there.
+	pending []target
+	// reqNs is where the newest target aims: the next one starts there.
 	reqNs int64
-	// shownNs is the simulated time of the checkpoint shown last.
+	// shownNs is the simulated time of the target shown last.
 	shownNs int64
-	// stepNs is the size of a max-speed checkpoint, adapted to the runner's pace.
+	// stepNs is the size of a max-speed target, adapted to the runner's pace.
 	stepNs int64
 	// resultsMs is the wall time results were last asked for.
 	resultsMs float64
-	// frameMs is the page's frame interval (smoothed): a max-speed checkpoint
+	// frameMs is the page's frame interval (smoothed): a max-speed target
 	// should keep the runner busy for longer than that.
 	frameMs float64
 	// sel is the selection last sent; stepWanted asks for a Step once the
@@ -86,23 +87,23 @@ func newPipeline() pipeline {
 	return pipeline{stepNs: firstStepNs, sel: noSelection()}
 }
 
-// request sends checkpoint kind to the arms (a step only to its leader) and
+// request sends a target of kind to the arms (a step only to its leader) and
 // queues it.
-func (m *Model) request(kind checkpointKind, toNs int64, results, sized bool) {
+func (m *Model) request(kind targetKind, toNs int64, results, sized bool) {
 	p := &m.pipe
 	p.seq++
-	cp := checkpoint{seq: p.seq, kind: kind, toNs: toNs, sized: sized}
+	cp := target{seq: p.seq, kind: kind, toNs: toNs, sized: sized}
 	if results {
 		p.resultsMs = m.time.lastMs
 	}
 	p.sel = m.sel
 	switch kind {
-	case ckCancel:
+	case tgCancel:
 		for _, a := range m.arms {
 			m.run.Cancel(a.id, cp.seq)
 		}
 		p.pending = p.pending[:0] // the cancel drops them: they will not be answered
-	case ckStep:
+	case tgStep:
 		cp.leader = max(m.firstRunning(), 0)
 		m.run.Advance(m.arms[cp.leader].id, m.advanceFor(cp.leader, cp, true, results))
 	default:
@@ -114,8 +115,8 @@ func (m *Model) request(kind checkpointKind, toNs int64, results, sized bool) {
 	p.pending = append(p.pending, cp)
 }
 
-// advanceFor is checkpoint cp as arm i is asked it.
-func (m *Model) advanceFor(i int, cp checkpoint, step, results bool) runner.Advance {
+// advanceFor is target cp as arm i is asked it.
+func (m *Model) advanceFor(i int, cp target, step, results bool) runner.Advance {
 	slow := m.time.slides() || step
 	adv := runner.Advance{Seq: cp.seq, ToNs: cp.toNs, Step: step, Results: results || step, Until: cp.until,
 		Slides: slow, Ghosts: slow && !m.view.NoGhosts, Select: runner.NoSelection()}
@@ -126,12 +127,12 @@ func (m *Model) advanceFor(i int, cp checkpoint, step, results bool) runner.Adva
 }
 
 // requestUntil asks arm leader alone to run until the first ev or limitNs, and
-// returns the checkpoint's number. Until it answers, the arms are anywhere up to
+// returns the target's number. Until it answers, the arms are anywhere up to
 // limitNs, so the pipeline aims there (a jump before it starts over).
 func (m *Model) requestUntil(leader int, ev runner.Event, limitNs int64) uint32 {
 	p := &m.pipe
 	p.seq++
-	cp := checkpoint{seq: p.seq, kind: ckUntil, toNs: limitNs, leader: leader, until: ev}
+	cp := target{seq: p.seq, kind: tgUntil, toNs: limitNs, leader: leader, until: ev}
 	p.sel = m.sel
 	m.run.Advance(m.arms[leader].id, m.advanceFor(leader, cp, false, false))
 	p.reqNs = limitNs
@@ -157,7 +158,7 @@ func (m *Model) receive() {
 		if a := m.armByID(f.Arm); a != nil {
 			a.inbox = append(a.inbox, f)
 			if f.Err != "" {
-				a.err, a.done = f.Err, true // it answers every checkpoint from now on
+				a.err, a.done = f.Err, true // it answers every target from now on
 			}
 		} else if m.sweep != nil {
 			m.sweep.take(f)
@@ -167,7 +168,7 @@ func (m *Model) receive() {
 	p := &m.pipe
 	for i := range p.pending {
 		cp := &p.pending[i]
-		if cp.kind != ckStep || cp.followed {
+		if cp.kind != tgStep || cp.followed {
 			continue
 		}
 		f, ok := m.arms[cp.leader].answer(cp.seq)
@@ -192,21 +193,21 @@ func (m *Model) armByID(id runner.ArmID) *Arm {
 	return nil
 }
 
-// showReady shows every checkpoint all arms have answered, in order. A cancel is
-// followed by a checkpoint that brings every arm to the furthest one's time.
+// showReady shows every target all arms have answered, in order. A cancel is
+// followed by a target that brings every arm to the furthest one's time.
 func (m *Model) showReady(wallMs float64) {
 	p := &m.pipe
 	for len(p.pending) > 0 && m.allAnswered(p.pending[0]) {
 		cp := p.pending[0]
 		p.pending = p.pending[1:]
-		if cp.kind == ckUntil {
-			// The leader's answer stays in its inbox: the checkpoint that brings
+		if cp.kind == tgUntil {
+			// The leader's answer stays in its inbox: the target that brings
 			// every arm to just after the event shows it, in order.
 			f, ok := m.arms[cp.leader].answer(cp.seq)
 			m.lesson.untilFound(m, cp, f, ok)
 			continue
 		}
-		if cp.kind == ckCancel {
+		if cp.kind == tgCancel {
 			sync := p.shownNs
 			for _, a := range m.arms {
 				if f, ok := a.answer(cp.seq); ok && f.Err == "" && !f.Done {
@@ -214,7 +215,7 @@ func (m *Model) showReady(wallMs float64) {
 				}
 			}
 			p.reqNs = sync
-			m.request(ckAdvance, sync, true, false)
+			m.request(tgAdvance, sync, true, false)
 			continue
 		}
 		busyMs := 0.0
@@ -225,7 +226,7 @@ func (m *Model) showReady(wallMs float64) {
 			a.show(cp.seq, wallMs)
 		}
 		if cp.sized {
-			p.stepNs = adaptStep(p.stepNs, busyMs, min(max(targetCheckpointMs, 1.5*p.frameMs), maxCheckpointMs))
+			p.stepNs = adaptStep(p.stepNs, busyMs, min(max(targetRequestMs, 1.5*p.frameMs), maxRequestMs))
 		}
 		p.shownNs = cp.toNs
 		m.shown()
@@ -234,11 +235,11 @@ func (m *Model) showReady(wallMs float64) {
 
 // allAnswered reports whether every arm has answered cp (a step's followers only
 // after they were asked).
-func (m *Model) allAnswered(cp checkpoint) bool {
-	if cp.kind == ckStep && !cp.followed && m.arms[cp.leader].err == "" {
+func (m *Model) allAnswered(cp target) bool {
+	if cp.kind == tgStep && !cp.followed && m.arms[cp.leader].err == "" {
 		return false
 	}
-	if cp.kind == ckUntil {
+	if cp.kind == tgUntil {
 		return m.arms[cp.leader].answered(cp.seq)
 	}
 	for _, a := range m.arms {
@@ -249,14 +250,14 @@ func (m *Model) allAnswered(cp checkpoint) bool {
 	return true
 }
 
-// adaptStep scales a max-speed checkpoint towards targetMs of runner time, by at
+// adaptStep scales a max-speed target towards targetMs of runner time, by at
 // most a factor of two each time, within [minStepNs, maxStepNs].
 func adaptStep(stepNs int64, busyMs, targetMs float64) int64 {
 	f := min(max(targetMs/max(busyMs, 0.01), 0.5), 2)
 	return min(max(int64(float64(stepNs)*f), minStepNs), maxStepNs)
 }
 
-// shown runs after a checkpoint is shown: a RunTo or a jump that has arrived
+// shown runs after a target is shown: a RunTo or a jump that has arrived
 // stops there.
 func (m *Model) shown() {
 	tc := &m.time
@@ -276,7 +277,7 @@ func (m *Model) shown() {
 	}
 }
 
-// plan asks for the next checkpoints while playing: a frame's worth of simulated
+// plan asks for the next targets while playing: a frame's worth of simulated
 // time at the chosen speed, or stepNs at a time at max speed and while jumping,
 // never past a RunTo or the horizon.
 func (m *Model) plan(dtMs float64) {
@@ -308,7 +309,7 @@ func (m *Model) plan(dtMs float64) {
 			owed = 0
 		}
 		to = min(to, stop)
-		m.request(ckAdvance, to, to == stop || tc.lastMs-p.resultsMs >= resultsEveryMs, fast)
+		m.request(tgAdvance, to, to == stop || tc.lastMs-p.resultsMs >= resultsEveryMs, fast)
 	}
 }
 
@@ -322,10 +323,10 @@ func (m *Model) exchange(wallMs float64) {
 		case p.stepWanted:
 			p.stepWanted = false
 			if m.firstRunning() >= 0 {
-				m.request(ckStep, 0, true, false)
+				m.request(tgStep, 0, true, false)
 			}
 		case p.sel != m.sel:
-			m.request(ckAdvance, p.reqNs, false, false)
+			m.request(tgAdvance, p.reqNs, false, false)
 		}
 	}
 	if m.sweep != nil {
@@ -348,6 +349,7 @@ func (m *Model) Update(nowMs float64) {
 	before := m.pipe.shownNs
 	m.receive()
 	m.showReady(nowMs)
+	m.takeLateStates()
 	if tc.playing {
 		m.plan(dt)
 	}
@@ -372,7 +374,7 @@ func (m *Model) Play() {
 	m.time.playing = m.refused == ""
 }
 
-// Pause stops the clock. Checkpoints already asked for are cancelled, so a run at
+// Pause stops the clock. Targets already asked for are cancelled, so a run at
 // max speed or a jump stops within one chunk of engine work; the arms then meet at
 // the furthest one's time.
 func (m *Model) Pause() {
@@ -384,16 +386,16 @@ func (m *Model) Pause() {
 		m.view.AtNs = 0 // the link no longer names where the page is
 	}
 	if len(m.pipe.pending) > 0 {
-		m.request(ckCancel, 0, true, false)
+		m.request(tgCancel, 0, true, false)
 	}
 }
 
-// cancelHunt pauses when a lesson step is looking for its event (a ckUntil is
-// queued), which stops the step: checkpoints asked for behind the search would
+// cancelHunt pauses when a lesson step is looking for its event (a tgUntil is
+// queued), which stops the step: targets asked for behind the search would
 // start where it stops looking, and the move to just after the event that its
 // answer brings would come after them, going back in time.
 func (m *Model) cancelHunt() {
-	if slices.ContainsFunc(m.pipe.pending, func(cp checkpoint) bool { return cp.kind == ckUntil }) {
+	if slices.ContainsFunc(m.pipe.pending, func(cp target) bool { return cp.kind == tgUntil }) {
 		m.Pause()
 	}
 }
