@@ -35,8 +35,11 @@ type Part struct {
 // contents compressed at the best level. Dotfiles, build leftovers (*.tmp) and the
 // siblings themselves are not counted on their own, nor is anything in
 // checkpoints/ but its index: the page fetches a saved-state pack at its
-// scenario's first jump (Checkpoints lists them), and the labels file never. The list is sorted
-// by name; Total adds it up.
+// scenario's first jump (Checkpoints lists them), and the labels file never.
+// Nor are the notes pages in notes/ (the model notes, the calibration table
+// and the mechanisms, rendered by `schedplay calibrate`): they are documents a
+// reader opens from a card's "why?" link, which the page never fetches itself.
+// The list is sorted by name; Total adds it up.
 func Bundle(root string) ([]Part, error) {
 	static := filepath.Join(root, "static")
 	var parts []Part
@@ -69,6 +72,8 @@ func Bundle(root string) ([]Part, error) {
 		}
 		if rel := filepath.ToSlash(rel); strings.HasPrefix(rel, "checkpoints/") && rel != "checkpoints/index.txt" {
 			return nil // a pack is fetched at its scenario's first jump; the labels never
+		} else if strings.HasPrefix(rel, "notes/") {
+			return nil // opened by a reader who follows a link, not by the page
 		}
 		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n})
 		return nil

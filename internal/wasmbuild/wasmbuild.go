@@ -38,22 +38,20 @@ type target struct {
 // targets are the programs: the page and its engine worker.
 //
 // The page's dependencies (Ebiten, the JSON library, the standard library but the
-// runtime) are compiled without inlining: that takes 0.3 MB off its gzip size,
-// which keeps page and worker together under the 4 MB budget (BudgetBytes), and
-// their code is not where a frame's time goes (the view model, schedplay's own
-// packages, keeps inlining). So are the engine, the lesson and URL parsers, the
-// verdict table and the embedded presets in the page, which decode and key
-// scenarios there but run no simulation (10 KB). The worker, where the engine's
-// hot loop runs, compiles the engine, the runner and what the hot loop calls into
-// (math, math/bits, math/rand/v2) as usual, and the rest of the standard library
-// and the trace writer without inlining (22 KB: fmt, reflect, strconv, time and
-// syscall/js run per message or per chunk, not per event, and a trace job writes
-// what a run does, not the run).
+// runtime) and its own packages are compiled without inlining: that takes 0.3 MB
+// off its gzip size, which keeps page and worker together under the 4 MB budget
+// (BudgetBytes). The page runs no simulation: a frame reads the view model's
+// snapshot and draws it, work that inlining made no measurably faster, and the
+// page's own packages were the last 23 KB to take off once the worker carried
+// the checkpoint decoder (e2e's TestMeasure reports Update+Draw per frame). The
+// worker, where the engine's hot loop runs, compiles the engine, the runner and
+// what the hot loop calls into (math, math/bits, math/rand/v2) as usual, and the
+// rest of the standard library and the trace writer without inlining (22 KB:
+// fmt, reflect, strconv, time and syscall/js run per message or per chunk, not
+// per event, and a trace job writes what a run does, not the run).
 func targets() []target {
 	return []target{
-		{"./wasm", WasmPath, GzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
-			"-gcflags=schedplay/engine=-l", "-gcflags=schedplay/playground/lesson=-l", "-gcflags=schedplay/playground/urlstate=-l",
-			"-gcflags=schedplay/docs=-l", "-gcflags=schedplay/examples/...=-l"}},
+		{"./wasm", WasmPath, GzipPath, []string{"-gcflags=all=-l", "-gcflags=runtime="}},
 		{"./wasm/worker", WorkerPath, WorkerGzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
 			"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l"}},
 	}

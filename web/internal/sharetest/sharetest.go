@@ -15,7 +15,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"schedplay/docs"
 	"schedplay/engine"
+	"schedplay/internal/shareapi"
 )
 
 // Reply is the body of a successful share.
@@ -186,6 +188,8 @@ func Contract(t *testing.T, h Host) {
 
 	t.Run("link preview", func(t *testing.T) { previewContract(t, h) })
 
+	t.Run("saved states", func(t *testing.T) { statesContract(t, h) })
+
 	t.Run("forged Host", func(t *testing.T) {
 		const forged = "evil.example"
 		resp, body := DoHeader(t, client, http.MethodPost, base+"/api/share", Scenario(5), map[string]string{"Host": forged})
@@ -317,6 +321,60 @@ func checkHeaders(t *testing.T, resp *http.Response) {
 	for _, h := range []string{"Set-Cookie", "Access-Control-Allow-Credentials", "Access-Control-Allow-Origin", "X-Frame-Options"} {
 		if v := resp.Header.Get(h); v != "" {
 			t.Errorf("unexpected %s: %q", h, v)
+		}
+	}
+}
+
+// statesDoc is a small scenario whose link preview runs past its warm-up.
+const statesDoc = `{"version":1,"name":"share-states","seed":5,"duration_ms":400,"warmup_ms":100,"series_interval_ms":50,
+	"machine":{"vcpus":3},"workload":{"kind":"request_server","clients":4}}`
+
+// statesContract: a share keeps the engine states its preview passed through,
+// served as a checkpoint pack, for good, to a page of this engine only; each
+// state resumes the shared scenario (web's own tests check that the page
+// resumed from them shows what it shows from zero).
+func statesContract(t *testing.T, h Host) {
+	table, err := docs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Share(t, h.Client, h.Base, []byte(statesDoc))
+	path := shareapi.StatesPath(r.ID, table.Fingerprint)
+	resp, pack := Do(t, h.Client, http.MethodGet, h.Base+path, nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/octet-stream" ||
+		!strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+		t.Fatalf("GET %s: %s, Content-Type %q, Cache-Control %q", path, resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
+	}
+	cks, err := engine.ReadCheckpointPack(pack)
+	if err != nil || len(cks) == 0 {
+		t.Fatalf("GET %s: %d states, %v", path, len(cks), err)
+	}
+	sc, err := engine.DecodeScenario([]byte(statesDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	atWarmup := false
+	for _, ck := range cks {
+		if ck.Key != sc.Key() {
+			t.Errorf("a state of another scenario (key %s, want %s)", ck.Key, sc.Key())
+			continue
+		}
+		if _, err := engine.Resume(sc, ck.Data); err != nil {
+			t.Errorf("the state at %d ns does not resume: %v", ck.NowNs, err)
+		}
+		atWarmup = atWarmup || ck.NowNs == sc.WarmupMs*1e6
+	}
+	if !atWarmup {
+		t.Errorf("no state at the warm-up's end among %d", len(cks))
+	}
+	for _, tc := range []struct{ desc, path string }{
+		{"another engine", "/api/share/" + r.ID + "/checkpoints?e=0000000000000000"},
+		{"no engine named", "/api/share/" + r.ID + "/checkpoints"},
+		{"an unknown share", shareapi.StatesPath("AAAAAAAAAAA", table.Fingerprint)},
+	} {
+		resp, body := Do(t, h.Client, http.MethodGet, h.Base+tc.path, nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s, GET %s: %s %.200s, want 404", tc.desc, tc.path, resp.Status, body)
 		}
 	}
 }
