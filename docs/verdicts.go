@@ -157,6 +157,16 @@ func (t *Table) Lookup(sc engine.Scenario) *Point {
 	return nil
 }
 
+// Point returns the point with the given ID ("tpcb-32vcpu.json#7"), or nil.
+func (t *Table) Point(id string) *Point {
+	for i := range t.Points {
+		if t.Points[i].ID == id {
+			return &t.Points[i]
+		}
+	}
+	return nil
+}
+
 // Figure returns the point's verdict on a published figure.
 func (p *Point) Figure(metric string) (Figure, bool) {
 	for _, f := range p.Figures {

@@ -12,6 +12,7 @@ import (
 	"schedplay/docs"
 	"schedplay/engine"
 	"schedplay/examples"
+	"schedplay/view"
 	"schedplay/web/internal/sharetest"
 )
 
@@ -30,7 +31,7 @@ func TestLinkPreviewVerdict(t *testing.T) {
 		want, not     []string
 	}{
 		{"the preset as calibrated", "calibrated1", "",
-			[]string{"In the model, pull on: ", "Published: throughput 7.82k → 22.7k; the model does not reproduce this change: model 1.10x (calibration median) vs published 2.91x."}, nil},
+			[]string{"In the model, pull on: ", "Published: throughput 7.82k → 22.7k; " + calibratedTPCB64(t) + "."}, nil},
 		{"another seed", "otherseed12", "seed=9",
 			[]string{"In the model, pull on: ", "Published for these settings: throughput 7.82k → 22.7k."}, []string{"reproduce"}},
 		{"another client count", "otherclient", "workload.clients=40",
@@ -122,4 +123,24 @@ func changeVerdicts(cs []docs.Change) []docs.Verdict {
 		out = append(out, c.Verdict)
 	}
 	return out
+}
+
+// calibratedTPCB64 is the sentence the calibration record gives the default
+// preset's throughput change (64 clients, pull off to on): a miss, with the
+// model's median from docs/verdicts.json, so the test follows a re-run.
+func calibratedTPCB64(t *testing.T) string {
+	t.Helper()
+	table, err := docs.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, off := table.Point("tpcb-32vcpu.json#7"), table.Point("tpcb-32vcpu.json#6")
+	if on == nil || off == nil {
+		t.Fatal("docs/verdicts.json has no TPC-B 64-client points")
+	}
+	c, ok := on.Change(off, "throughput_per_s")
+	if !ok || c.Model == nil {
+		t.Fatal("docs/verdicts.json has no model median for TPC-B's throughput change at 64 clients")
+	}
+	return "the model does not reproduce this change: model " + view.Ratio(*c.Model) + " (calibration median) vs published 2.91x"
 }
