@@ -167,6 +167,16 @@ func (t *Table) Point(id string) *Point {
 	return nil
 }
 
+// ChangeOf returns point id's verdict on its published change of metric
+// against point against, by their IDs.
+func (t *Table) ChangeOf(id, against, metric string) (Change, bool) {
+	p, a := t.Point(id), t.Point(against)
+	if p == nil || a == nil {
+		return Change{}, false
+	}
+	return p.Change(a, metric)
+}
+
 // Figure returns the point's verdict on a published figure.
 func (p *Point) Figure(metric string) (Figure, bool) {
 	for _, f := range p.Figures {
