@@ -53,10 +53,16 @@ func TestCalibrationRelativePoints(t *testing.T) {
 		}
 		for _, c := range p.Changes {
 			changes++
-			if c.Against != "rel.json#1" || c.Published != 1.9 {
-				t.Errorf("point %s: change against %s published %v, want against the relative point rel.json#1, 1.9", p.ID, c.Against, c.Published)
+			// The off arm's absolute and relative points are one run, so one
+			// point of the table (the first's ID); the change is the relative
+			// points' 1.9, not a ratio to the absolute 1500.
+			if c.Against != "rel.json#0" || c.Published != 1.9 {
+				t.Errorf("point %s: change against %s published %v, want against the off run rel.json#0, 1.9", p.ID, c.Against, c.Published)
 			}
 		}
+	}
+	if len(table.Points) != 2 {
+		t.Errorf("%d points in the verdict table, want 2: the off run (absolute and relative points) and the on run", len(table.Points))
 	}
 	if changes != 1 {
 		t.Errorf("%d changes in the verdict table, want the one between the relative points", changes)

@@ -79,18 +79,27 @@ func verdictTable(cases []*calCase, fp string, markers []notesMarker) docs.Table
 	t := docs.Table{Fingerprint: fp}
 	for _, c := range cases {
 		byPoint := map[*calPoint]int{}
+		// Points of one example with the same settings are one run (a relative
+		// point and an absolute figure of the same arm): they are one point of
+		// the table, the first's, so that a run looks up to all its verdicts.
+		bySets := map[string]int{}
 		for _, p := range c.points {
-			pt := docs.Point{ID: fmt.Sprintf("%s#%d", c.file, p.index), Case: c.sc.Name, Label: pointLabel(p.pub.Arm, p.own),
-				File: c.file, Sets: p.sets}
+			key := strings.Join(p.sets, "\x00")
+			j, seen := bySets[key]
+			if !seen {
+				j = len(t.Points)
+				bySets[key] = j
+				t.Points = append(t.Points, docs.Point{ID: fmt.Sprintf("%s#%d", c.file, p.index), Case: c.sc.Name,
+					Label: pointLabel(p.pub.Arm, p.own), File: c.file, Sets: p.sets})
+			}
 			for _, name := range figureNames(p) {
 				row := judgeFigure(c, p, name)
 				f := docs.Figure{Metric: name, Published: row.pub, Model: median(row.byWindow),
 					Verdict: docs.Verdict{Class: figureClass(row), Why: row.why,
 						Section: sectionOf(markers, notesRow{caseName: c.sc.Name, metric: name, kind: "figures", own: p.own})}}
-				pt.Figures = append(pt.Figures, f)
+				t.Points[j].Figures = append(t.Points[j].Figures, f)
 			}
-			byPoint[p] = len(t.Points)
-			t.Points = append(t.Points, pt)
+			byPoint[p] = j
 		}
 		for _, pr := range abPairs(c) {
 			b := &t.Points[byPoint[pr.b]]
