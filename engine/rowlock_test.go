@@ -107,14 +107,7 @@ func tpcbSim(t *testing.T, sets ...string) (*Sim, *lockProbe) {
 		"workload.clients=3", "workload.connect_interval_us=0", "workload.start_together=true",
 		"workload.statements_per_txn=7", "workload.network_rtt_us=60", "workload.commit_device_us=600",
 		"workload.tpcb_scale=1"}
-	sc, err := DecodeScenario([]byte(`{"version":1}`), append(base, sets...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := knobSim(t, base, sets...)
 	r := s.wl.(*requestServer)
 	p := &lockProbe{requestServer: r, held: filled(len(r.locks.held))}
 	s.wl = p

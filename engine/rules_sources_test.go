@@ -30,14 +30,7 @@ func srcRequestServer(t *testing.T, sets ...string) (*Sim, *requestServer) {
 	t.Helper()
 	base := []string{"machine.vcpus=4", "duration_ms=1000", "warmup_ms=0", "workload.kind=request_server",
 		"workload.clients=1", "workload.connect_interval_us=0", "sched.balance_interval_ms=0"}
-	sc, err := DecodeScenario([]byte(`{"version":1}`), append(base, sets...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := knobSim(t, base, sets...)
 	return s, s.wl.(*requestServer)
 }
 

@@ -29,14 +29,7 @@ func (sc script) event(s *Sim, e event) {}
 func tinySim(t *testing.T, sets ...string) (*Sim, script) {
 	t.Helper()
 	base := []string{"machine.vcpus=2", "duration_ms=1000", "warmup_ms=0", "sched.balance_interval_ms=0", "workload.kind=idle", "workload.clients=0"}
-	sc, err := DecodeScenario([]byte(`{"version":1}`), append(base, sets...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := knobSim(t, base, sets...)
 	w := script{}
 	s.wl = w
 	return s, w

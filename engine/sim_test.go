@@ -28,6 +28,21 @@ func smallScenario(t testing.TB, sets ...string) Scenario {
 	return sc
 }
 
+// knobSim builds a simulation of the default scenario with base's knobs, then
+// sets' (as --set does), failing the test on a bad knob or scenario.
+func knobSim(t testing.TB, base []string, sets ...string) *Sim {
+	t.Helper()
+	sc, err := DecodeScenario([]byte(`{"version":1}`), append(base, sets...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSim(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func resultsJSON(t testing.TB, r Results) []byte {
 	t.Helper()
 	b, err := json.Marshal(r, json.Deterministic(true))

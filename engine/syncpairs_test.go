@@ -11,14 +11,7 @@ func syncPairsSim(t *testing.T, sets ...string) *Sim {
 	t.Helper()
 	base := []string{"workload.kind=sync_pairs", "workload.clients=0", "sched.policy=scx_simple", "machine.platform=native",
 		"sched.idle_spin.cap=0", "sched.idle_spin.floor=0", "warmup_ms=0"}
-	sc, err := DecodeScenario([]byte(`{"version":1}`), append(base, sets...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := knobSim(t, base, sets...)
 	return s
 }
 

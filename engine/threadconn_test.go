@@ -17,14 +17,7 @@ func tpcSim(t *testing.T, sets ...string) (*Sim, *threadPerConn) {
 	base := []string{"machine.vcpus=4", "duration_ms=1000", "warmup_ms=0", "workload.kind=thread_per_conn",
 		"workload.clients=1", "workload.connect_interval_us=0", "sched.balance_interval_ms=0",
 		"workload.service.dist=fixed", "workload.service.mean_us=20", "workload.network_rtt_us=60"}
-	sc, err := DecodeScenario([]byte(`{"version":1}`), append(base, sets...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := knobSim(t, base, sets...)
 	return s, s.wl.(*threadPerConn)
 }
 

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"schedplay/engine"
 	"schedplay/internal/wasmbuild"
@@ -30,17 +29,7 @@ func statesRepo(t *testing.T) string {
 	for _, d := range []string{"engine", "trace", "view", "playground", "wasm"} {
 		files[d+"/doc.go"] = "package x\n"
 	}
-	for name, body := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old := time.Now().Add(-time.Hour)
-	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
+	writeTree(t, root, files)
 	return root
 }
 

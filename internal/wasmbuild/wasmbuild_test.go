@@ -31,6 +31,14 @@ func writeRepo(t *testing.T) string {
 		"wasm/worker/main.go":   "package main\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/trace\"\n)\n\nfunc main() { println(trace.Negate(engine.Answer())) }\n",
 		"examples/default.json": "{}\n",
 	}
+	writeTree(t, root, files)
+	return root
+}
+
+// writeTree writes files (path: contents) under root, dated an hour ago, so a
+// fresh build is newer than all of them.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -40,10 +48,8 @@ func writeRepo(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	// Inputs in the past, so a fresh build is newer than all of them.
 	old := time.Now().Add(-time.Hour)
 	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
-	return root
 }
 
 func TestEnsureBuilt(t *testing.T) {
