@@ -1,6 +1,9 @@
 package view
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Vertex is one mesh vertex: a device-pixel position and a straight-alpha colour
 // with components in [0, 1] (the layout of ebiten.Vertex without texture
@@ -246,4 +249,34 @@ func abs32(x float32) float32 {
 		return -x
 	}
 	return x
+}
+
+// Equal reports whether m and o hold the same triangles in the same order:
+// two such frames paint the same pixels, so the page can leave the canvas as
+// it is instead of painting it again (a paused page then costs the browser
+// next to nothing). Compared, not hashed: exact, and as fast as a copy.
+func (m *Mesh) Equal(o *Mesh) bool {
+	a, b := m.Used(), o.Used()
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !slices.Equal(a[i].V, b[i].V) || !slices.Equal(a[i].I, b[i].I) {
+			return false
+		}
+	}
+	return true
+}
+
+// CopyTo makes dst hold the triangles m holds, reusing dst's memory.
+func (m *Mesh) CopyTo(dst *Mesh) {
+	dst.Reset()
+	for _, b := range m.Used() {
+		if dst.n == len(dst.Batches) {
+			dst.Batches = append(dst.Batches, Batch{})
+		}
+		d := &dst.Batches[dst.n]
+		d.V, d.I = append(d.V[:0], b.V...), append(d.I[:0], b.I...)
+		dst.n++
+	}
 }

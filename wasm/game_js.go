@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"schedplay/playground"
+	"schedplay/view"
 )
 
 // game adapts playground.Model to Ebiten. mu serialises the model between Ebiten's frame
@@ -23,6 +24,11 @@ type game struct {
 
 	updateStart, updateMs float64
 	drawn                 bool
+	// last is the mesh on the canvas and lastSize its size: a frame that
+	// would paint the same is skipped (Draw returns without drawing, and Ebiten,
+	// which does not clear the screen, leaves the canvas as it is).
+	last     view.Mesh
+	lastSize image.Point
 	// ebitenAA turns on Ebiten's own antialiasing (a 2x offscreen buffer); the mesh
 	// carries its own feathered edges, so it is off unless asked for.
 	ebitenAA bool
@@ -54,6 +60,15 @@ func (g *game) Draw(screen *ebiten.Image) {
 	t := g.now()
 	b := screen.Bounds()
 	mesh := g.m.Render(b.Dx(), b.Dy(), g.scale, t)
+	if g.drawn && b.Size() == g.lastSize && mesh.Equal(&g.last) {
+		end := g.now()
+		g.m.RecordDraw(end - t)
+		g.m.RecordFrame(g.updateMs + end - t)
+		return
+	}
+	mesh.CopyTo(&g.last)
+	g.lastSize = b.Size()
+	screen.Clear()
 	op := &ebiten.DrawTrianglesOptions{AntiAlias: g.ebitenAA}
 	for _, batch := range mesh.Used() {
 		g.verts = g.verts[:0]

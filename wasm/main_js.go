@@ -43,7 +43,10 @@ func main() {
 
 	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per frame; the model scales by wall time
 	ebiten.SetRunnableOnUnfocused(true)
-	ebiten.SetScreenClearedEveryFrame(true)
+	// The game clears the screen itself, and only on a frame that paints
+	// something new: a paused page, or a frame like the last, costs no GPU work
+	// (Ebiten skips presenting when Draw draws nothing).
+	ebiten.SetScreenClearedEveryFrame(false)
 	if err := ebiten.RunGameWithOptions(g, &ebiten.RunGameOptions{ScreenTransparent: true}); err != nil {
 		logError(err)
 	}
