@@ -50,7 +50,7 @@ func TestCardVerdicts(t *testing.T) {
 			ctx, base := browser(t, tc.w, tc.h)
 			open(t, ctx, base+"/"+tc.frag)
 			eval[bool](t, ctx, `window.schedplay.set('speed', 'max'), window.schedplay.runTo(400000000), true`)
-			waitFor(t, ctx, `(s => !s.playing && s.now_ns >= 400000000)(window.schedplay.state())`, 120*time.Second)
+			waitRun(t, ctx, `(s => !s.playing && s.now_ns >= 400000000)(window.schedplay.state())`, time.Minute)
 			waitFor(t, ctx, `!!document.querySelector('#cards .card[data-id="throughput"] .trust:not([hidden])')`, 20*time.Second)
 			cards := evalJSON[[]cardView](t, ctx, readCards)
 			byID := map[string]cardView{}

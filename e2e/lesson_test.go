@@ -72,7 +72,15 @@ func TestLessonsPlay(t *testing.T) {
 func reached(t *testing.T, ctx context.Context, name string, n, steps int) {
 	t.Helper()
 	hash := "#v=1&lesson=" + name + "&step=" + strconv.Itoa(n) + "&theme=light"
-	waitFor(t, ctx, `(u => u.step === `+strconv.Itoa(n)+` && u.state === 'reached')(window.schedplay.state().lesson) && location.hash === '`+hash+`'`, 300*time.Second)
+	// A step under way keeps the page moving; one that stopped on the way
+	// (state "stopped") ends the wait at once and fails below.
+	waitRun(t, ctx, `(u => u.step === `+strconv.Itoa(n)+` && (u.state === 'stopped' || u.state === 'reached' && location.hash === '`+hash+`'))(window.schedplay.state().lesson)`, time.Minute)
+	if st := evalJSON[struct {
+		State  string `json:"state"`
+		Status string `json:"status"`
+	}](t, ctx, `window.schedplay.state().lesson`); st.State != "reached" {
+		t.Fatalf("step %d stopped before its moment: %s (page: %s)", n, st.Status, eval[string](t, ctx, pageProgress))
+	}
 	// The panel redraws from the page's next read of the model (at most a tenth
 	// of a second later): wait for it too, so what is read and photographed is
 	// the step reached.

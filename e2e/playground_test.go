@@ -176,7 +176,7 @@ func TestReloadReproduces(t *testing.T) {
 	run := func(url string) (pageState, string) {
 		open(t, ctx, url)
 		eval[bool](t, ctx, `window.schedplay.runTo(`+at+`), true`)
-		waitFor(t, ctx, `(s => !s.playing && s.now_ns === `+at+`)(window.schedplay.state())`, 60*time.Second)
+		waitRun(t, ctx, `(s => !s.playing && s.now_ns === `+at+`)(window.schedplay.state())`, time.Minute)
 		return state(t, ctx), eval[string](t, ctx, `JSON.stringify(window.schedplay.state().arms.map(a => a.metrics))`)
 	}
 	s1, m1 := run(url)
@@ -313,7 +313,7 @@ func TestExplainOnClick(t *testing.T) {
 	ctx, base := browser(t, 1280, 860)
 	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&compare=off&speed=max")
 	eval[bool](t, ctx, `window.schedplay.runTo(150000000), true`)
-	waitFor(t, ctx, `(s => !s.playing && s.now_ns === 150000000)(window.schedplay.state())`, 60*time.Second)
+	waitRun(t, ctx, `(s => !s.playing && s.now_ns === 150000000)(window.schedplay.state())`, time.Minute)
 	st := state(t, ctx)
 	var box struct{ X, Y, W float64 }
 	for _, b := range st.Boxes {

@@ -26,7 +26,7 @@ func TestTraceDownload(t *testing.T) {
 	ctx, base := browser(t, 1440, 900)
 	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&workload.clients=16&speed=max")
 	eval[bool](t, ctx, `window.schedplay.runTo(200e6), true`)
-	waitFor(t, ctx, `(s => !s.playing && s.now_ns === 200e6 && s.pending === 0)(window.schedplay.state())`, 120*time.Second)
+	waitRun(t, ctx, `(s => !s.playing && s.now_ns === 200e6 && s.pending === 0)(window.schedplay.state())`, time.Minute)
 
 	dir := t.TempDir()
 	dctx, cancel := context.WithTimeout(ctx, 120*time.Second)

@@ -87,10 +87,10 @@ func TestWorkerMatchesNative(t *testing.T) {
 			open(t, ctx, base+"/"+tc.frag)
 			if tc.atNs > 0 {
 				eval[bool](t, ctx, `window.schedplay.runTo(`+strconv.FormatInt(tc.atNs, 10)+`), true`)
-				waitFor(t, ctx, `(s => !s.playing && s.now_ns === `+strconv.FormatInt(tc.atNs, 10)+`)(window.schedplay.state())`, 120*time.Second)
+				waitRun(t, ctx, `(s => !s.playing && s.now_ns === `+strconv.FormatInt(tc.atNs, 10)+`)(window.schedplay.state())`, time.Minute)
 			} else {
 				eval[bool](t, ctx, `window.schedplay.play(), true`)
-				waitFor(t, ctx, `window.schedplay.state().done`, 120*time.Second)
+				waitRun(t, ctx, `window.schedplay.state().done`, time.Minute)
 			}
 			st := readRun(t, ctx)
 			if st.Runner != "2 workers" && st.Runner != "1 worker" {
@@ -122,7 +122,7 @@ func TestJumpToMoment(t *testing.T) {
 		t.Errorf("progress label %q", label)
 	}
 	screenshot(t, ctx, "", "laptop-jump-progress")
-	waitFor(t, ctx, `window.schedplay.state().now_ns === 1500000000 && !window.schedplay.state().jump`, 120*time.Second)
+	waitRun(t, ctx, `window.schedplay.state().now_ns === 1500000000 && !window.schedplay.state().jump`, time.Minute)
 	st := readRun(t, ctx)
 	if st.Playing || !strings.Contains(st.Fragment, "&t=1500ms") {
 		t.Errorf("after the jump: playing %v, fragment %q", st.Playing, st.Fragment)
@@ -133,14 +133,14 @@ func TestJumpToMoment(t *testing.T) {
 
 	// The control: skip the warm-up would be 12 s; jump back to 200 ms instead.
 	eval[bool](t, ctx, `(() => { const i = document.getElementById('jump-to'); i.value = '200ms'; document.getElementById('jump').click(); return true })()`)
-	waitFor(t, ctx, `(s => s.now_ns === 200000000 && !s.jump && location.hash.includes('&t=200ms'))(window.schedplay.state())`, 60*time.Second)
+	waitRun(t, ctx, `(s => s.now_ns === 200000000 && !s.jump && location.hash.includes('&t=200ms'))(window.schedplay.state())`, time.Minute)
 	if msg := eval[string](t, ctx, `window.schedplay.set('t', 'soon') || ''`); !strings.HasPrefix(msg, "t: ") {
 		t.Errorf("a bad moment gave %q, want a message naming t", msg)
 	}
 
 	// An embed opens at its moment and plays on from it.
 	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&embed=1&speed=20ms&t=400ms")
-	waitFor(t, ctx, `(s => s.playing && !s.jump && s.now_ns > 400000000)(window.schedplay.state())`, 60*time.Second)
+	waitRun(t, ctx, `(s => s.playing && !s.jump && s.now_ns > 400000000)(window.schedplay.state())`, time.Minute)
 
 	// A share link with t= opens the shared scenario at that moment.
 	data, err := fs.ReadFile(examples.FS, "tpcb-32vcpu.json")
@@ -151,7 +151,7 @@ func TestJumpToMoment(t *testing.T) {
 	shared.share.data["jumpshare"] = data
 	shared.share.mu.Unlock()
 	open(t, ctx, base+"/s/jumpshare#v=1&compare=arms&t=300ms")
-	waitFor(t, ctx, `(s => s.now_ns === 300000000 && !s.playing && !s.jump)(window.schedplay.state())`, 60*time.Second)
+	waitRun(t, ctx, `(s => s.now_ns === 300000000 && !s.playing && !s.jump)(window.schedplay.state())`, time.Minute)
 	if st := readRun(t, ctx); len(st.Arms) != 2 {
 		t.Errorf("the share opened with %d arms", len(st.Arms))
 	}
