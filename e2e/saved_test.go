@@ -3,6 +3,7 @@ package e2e
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,10 +34,10 @@ type savedState struct {
 // engine computes them natively from time zero (with the warm-up window the
 // page's runner measures, which changes none of them), as JSON, by moment. It
 // runs beside the page, in the background, and the returned function waits for
-// it: the native runs from zero take as long as the page's jump spares, so they
-// overlap it instead of following it.
-func nativeAt(t *testing.T, st savedState, moments ...int64) func() map[int64][]string {
-	t.Helper()
+// it (as often as asked: it keeps the answer): the native runs from zero take
+// as long as the page's jump spares, so they overlap it instead of following
+// it.
+func nativeAt(st savedState, moments ...int64) func(t *testing.T) map[int64][]string {
 	type result struct {
 		byMoment map[int64][]string
 		err      error
@@ -65,9 +66,11 @@ func nativeAt(t *testing.T, st savedState, moments ...int64) func() map[int64][]
 		}
 		done <- result{byMoment: out}
 	}()
-	return func() map[int64][]string {
+	var once sync.Once
+	var r result
+	return func(t *testing.T) map[int64][]string {
 		t.Helper()
-		r := <-done
+		once.Do(func() { r = <-done })
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
@@ -106,16 +109,16 @@ func TestSavedStates(t *testing.T) {
 
 	// The default preset's native runs from zero serve the first and the
 	// third subtests: they start as the first opens the page.
-	var tpcb func() map[int64][]string
+	var tpcb func(*testing.T) map[int64][]string
 	t.Run("skip warm-up", func(t *testing.T) {
 		open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu")
-		tpcb = nativeAt(t, stateAs[savedState](t, ctx), 12e9, 12_500_000_000)
+		tpcb = nativeAt(stateAs[savedState](t, ctx), 12e9, 12_500_000_000)
 		waitFor(t, ctx, `window.schedplay.state().pending === 0`, 60*time.Second)
 		start := time.Now()
 		eval[bool](t, ctx, `document.getElementById('skip-warmup').click(), true`)
 		waitRun(t, ctx, settled(12e9), time.Minute)
 		t.Logf("skip warm-up reached 12 s in %v", time.Since(start).Round(time.Millisecond))
-		check(t, 12e9, "Started from a state saved with the page at 12 s", tpcb())
+		check(t, 12e9, "Started from a state saved with the page at 12 s", tpcb(t))
 		screenshot(t, ctx, "", "saved-state-skip-warmup")
 	})
 	t.Run("embed", func(t *testing.T) {
@@ -131,14 +134,14 @@ func TestSavedStates(t *testing.T) {
 		}
 		open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&t=12500ms&theme=light")
 		waitRun(t, ctx, settled(12_500_000_000), time.Minute)
-		check(t, 12_500_000_000, "at 12 s", tpcb())
+		check(t, 12_500_000_000, "at 12 s", tpcb(t))
 		screenshot(t, ctx, viewport, "saved-state-t-link-light")
 	})
 	t.Run("lesson step", func(t *testing.T) {
 		open(t, ctx, base+"/#v=1&lesson=fan-out&step=5")
-		native := nativeAt(t, stateAs[savedState](t, ctx), 7e9)
+		native := nativeAt(stateAs[savedState](t, ctx), 7e9)
 		waitRun(t, ctx, `window.schedplay.state().lesson.state === 'reached'`, time.Minute)
-		st := check(t, 7e9, "at 7 s", native())
+		st := check(t, 7e9, "at 7 s", native(t))
 		if st.NowNs != 7e9 {
 			t.Errorf("the step stands at %d ns", st.NowNs)
 		}
@@ -146,9 +149,9 @@ func TestSavedStates(t *testing.T) {
 	})
 	t.Run("a changed knob runs from zero", func(t *testing.T) {
 		open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&workload.clients=63")
-		native := nativeAt(t, stateAs[savedState](t, ctx), 300e6)
+		native := nativeAt(stateAs[savedState](t, ctx), 300e6)
 		eval[bool](t, ctx, `window.schedplay.jumpTo(300e6), true`)
 		waitRun(t, ctx, settled(300e6), time.Minute)
-		check(t, 300e6, "", native())
+		check(t, 300e6, "", native(t))
 	})
 }
