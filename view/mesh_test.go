@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"schedplay/view"
 )
@@ -10,6 +11,11 @@ import (
 // order: the page skips painting a frame equal to the last one, so any change
 // (a colour, a position, one shape more, the order) must count as one.
 func TestMeshEqual(t *testing.T) {
+	// Equal compares vertices as bytes: a Vertex must be its six float32s with
+	// no padding between or after them.
+	if n := unsafe.Sizeof(view.Vertex{}); n != 6*4 {
+		t.Fatalf("a Vertex takes %d bytes, want 24 (no padding)", n)
+	}
 	red, blue := view.Hex("#ff0000"), view.Hex("#0000ff")
 	box := func(x float32, c view.Color) func(*view.Mesh) {
 		return func(m *view.Mesh) { m.FillRoundRect(view.Rect{X: x, Y: 4, W: 20, H: 10}, 3, c) }
