@@ -199,6 +199,20 @@ func TestMeasureSpeed(t *testing.T) {
 		page.Seconds(), cliSeq.Seconds(), page.Seconds()/cliSeq.Seconds(), cliPar.Seconds(), page.Seconds()/cliPar.Seconds())
 	logArmPace(t, ctx, page)
 
+	// What the run ahead costs a pause: the arms stop where they are and the
+	// slower one catches up with the furthest (advance.go), so the deeper the
+	// pipeline, the longer Pause takes at max speed.
+	for _, after := range []time.Duration{time.Second, 2 * time.Second} {
+		open(t, ctx, base+"/#v=1&preset=hackbench&speed=max")
+		waitFor(t, ctx, `window.schedplay.state().pending === 0`, 30*time.Second)
+		eval[bool](t, ctx, `window.schedplay.play(), true`)
+		time.Sleep(after)
+		start = time.Now()
+		eval[bool](t, ctx, `window.schedplay.pause(), true`)
+		waitFor(t, ctx, `(s => !s.playing && s.pending === 0)(window.schedplay.state())`, 30*time.Second)
+		t.Logf("hackbench at max speed, paused %v in: settled %v later, at %s", after, time.Since(start).Round(time.Millisecond), readRun(t, ctx).SimTime)
+	}
+
 	// TPC-B to the end of the warm-up: natively, the engine alone (what the CLI
 	// runs), both arms one after the other; in the page, a jump.
 	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu")

@@ -22,6 +22,7 @@ import (
 // runState is what these tests read of state() besides pageState.
 type runState struct {
 	NowNs    int64          `json:"now_ns"`
+	SimTime  string         `json:"sim_time"`
 	Playing  bool           `json:"playing"`
 	Fragment string         `json:"fragment"`
 	Runner   string         `json:"runner"`
