@@ -59,6 +59,9 @@ type target struct {
 	seq    uint32
 	kind   targetKind
 	toNs   int64 // for tgStep, set when the leader answers
+	// fromNs is where a max-speed target starts: its size, toNs-fromNs,
+	// is what its answers' busy time measured.
+	fromNs int64
 	leader int   // tgStep: the arm that steps
 	// followed is set once a step's followers have been asked.
 	followed bool
@@ -98,7 +101,7 @@ func newPipeline() pipeline {
 func (m *Model) request(kind targetKind, toNs int64, results, sized bool) {
 	p := &m.pipe
 	p.seq++
-	cp := target{seq: p.seq, kind: kind, toNs: toNs, sized: sized}
+	cp := target{seq: p.seq, kind: kind, toNs: toNs, fromNs: p.reqNs, sized: sized}
 	if results {
 		p.resultsMs = m.time.lastMs
 	}
@@ -231,8 +234,12 @@ func (m *Model) showReady(wallMs float64) {
 			}
 			a.show(cp.seq, wallMs)
 		}
-		if cp.sized {
-			p.stepNs = adaptStep(p.stepNs, busyMs, min(max(targetRequestMs, 1.5*p.frameMs), maxRequestMs))
+		if cp.sized && cp.toNs > cp.fromNs {
+			// From the size this answer measured, not the size asked for
+			// last: with several targets in flight, growing the newest by 2x
+			// per answer would compound unchecked until the answers to the
+			// grown ones came back (2^maxInFlightFast too large).
+			p.stepNs = adaptStep(cp.toNs-cp.fromNs, busyMs, min(max(targetRequestMs, 1.5*p.frameMs), maxRequestMs))
 		}
 		p.shownNs = cp.toNs
 		m.shown()
@@ -256,8 +263,9 @@ func (m *Model) allAnswered(cp target) bool {
 	return true
 }
 
-// adaptStep scales a max-speed target towards targetMs of runner time, by at
-// most a factor of two each time, within [minStepNs, maxStepNs].
+// adaptStep sizes the next max-speed target from one that was answered,
+// stepNs long and busyMs of runner time: towards targetMs, by at most a factor
+// of two, within [minStepNs, maxStepNs].
 func adaptStep(stepNs int64, busyMs, targetMs float64) int64 {
 	f := min(max(targetMs/max(busyMs, 0.01), 0.5), 2)
 	return min(max(int64(float64(stepNs)*f), minStepNs), maxStepNs)

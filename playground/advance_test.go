@@ -207,3 +207,40 @@ func TestExplainThroughWorkers(t *testing.T) {
 		t.Errorf("explanation %q", ex)
 	}
 }
+
+// A run ahead keeps several targets in flight; each is sized from what the
+// last answered one cost, so none grows past what the worker does in a few
+// frames: the page shows progress every few frames all the way, instead of
+// standing still while an oversized target runs (sizes grown 2x per answer
+// from the size asked for last compound by 2x for each target in flight).
+func TestRunAheadProgressesEveryFewFrames(t *testing.T) {
+	m, l := newWorkerModel(t, "#v=1&preset=small&duration_ms=20000", 2)
+	if msg := m.Set("t", "15s"); msg != "" {
+		t.Fatal(msg)
+	}
+	// Each worker gets 2 ms a frame; a target asks for about 20 ms of a
+	// worker's time (targetRequestMs), so about ten frames a target.
+	const budgetMs, worstFrames = 2, 60
+	last, still, longest := int64(-1), 0, 0
+	for i := 1; m.Playing(); i++ {
+		if i > 200_000 {
+			t.Fatal("still jumping after 200 000 frames")
+		}
+		for w := range l.Workers() {
+			l.Work(w, budgetMs)
+		}
+		m.Update(float64(i) * 16)
+		if now := m.State().NowNs; now != last {
+			last, still = now, 0
+		} else {
+			still++
+			longest = max(longest, still)
+		}
+	}
+	if st := m.State(); st.NowNs != 15e9 {
+		t.Fatalf("the jump stopped at %d ns", st.NowNs)
+	}
+	if longest > worstFrames {
+		t.Errorf("the page stood still for %d frames in a row during the jump; want at most %d", longest, worstFrames)
+	}
+}
