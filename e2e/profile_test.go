@@ -28,6 +28,7 @@ func TestProfileFrame(t *testing.T) {
 	}
 	for _, tc := range []struct{ desc, frag string }{
 		{"64vcpu-256clients-compare", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256"},
+		{"64vcpu-256clients-compare-max", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&speed=max"},
 		{"hackbench-compare-max", "#v=1&preset=hackbench&speed=max"},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {

@@ -24,17 +24,14 @@ import (
 	"schedplay/playground/runner"
 )
 
-// Target sizing and pacing. A fast run (max speed, a jump) keeps more targets
-// in flight, so that an arm that is quick over a stretch of simulated time
-// runs ahead on the next targets while the other works, each in its own
-// worker, rather than wait for it at every target (hackbench's old rule is
-// sparse where the new rule is dense, and the reverse later). The depth is
-// what a pause costs: the arms meet at the furthest one's time, so the slower
-// one first catches up with a lead of up to maxInFlightFast targets (a third
-// of a second for hackbench at 8, over two seconds at 32; TestMeasureSpeed).
+// Target sizing and pacing. A fast run (max speed, a jump) keeps one more
+// target in flight: the page takes answers only once a frame. The depth is
+// also what a pause costs: the arms meet at the furthest one's time, so the
+// slower one first catches up with a lead of up to maxInFlightFast targets
+// (TestMeasureSpeed reports it).
 const (
 	maxInFlight     = 2
-	maxInFlightFast = 8
+	maxInFlightFast = 3
 	targetRequestMs = 20
 	maxRequestMs    = 250
 	minStepNs       = 1_000

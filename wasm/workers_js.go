@@ -24,17 +24,15 @@ func (t *workerTransport) Post(w int, msg []byte) {
 }
 
 // startRunner starts the engine workers, one per compared arm when the browser
-// reports at least two cores (else one for both), and returns a runner over them
-// and its name for state(). Two cores get two workers although the page's own
-// thread draws too: a frame that changes nothing is not painted (game_js.go)
-// and a 64-vCPU frame takes a few ms, so at max speed the workers, not the
-// page, are what hackbench's comparison waits for (e2e's TestMeasureSpeed). A browser that cannot start workers is told why
+// reports at least three cores (else one for both: the page's own thread, which
+// draws, needs a core too), and returns a runner over them and its name for
+// state(). A browser that cannot start workers is told why
 // over the stage: the page's binary carries no simulation code of its own (that
 // would put the page over its size budget).
 func startRunner() (runner.Runner, string) {
 	g := js.Global()
 	n := 1
-	if hc := g.Get("navigator").Get("hardwareConcurrency"); hc.Type() == js.TypeNumber && hc.Int() >= 2 {
+	if hc := g.Get("navigator").Get("hardwareConcurrency"); hc.Type() == js.TypeNumber && hc.Int() >= 3 {
 		n = 2
 	}
 	t := &workerTransport{uint8Array: g.Get("Uint8Array")}
