@@ -400,13 +400,13 @@ func TestMeasureSavedStates(t *testing.T) {
 		for _, p := range packs {
 			if p.Key == k {
 				info, _ := os.Stat(filepath.Join(root, "static", filepath.FromSlash(p.Name)))
-				t.Logf("saved state of tpcb-32vcpu, wake_pull=%v, at 12 s: %d bytes, %d gzip", sc.Sched.WakePull, info.Size(), p.Gzip)
+				t.Logf("saved state of tpcb-32vcpu, wake_pull=%v, at 12 s: %d bytes, %d gzip, %d brotli", sc.Sched.WakePull, info.Size(), p.Gzip, p.Brotli)
 			}
 		}
 	}
-	var total int64
+	var gz, sent int64
 	for _, p := range packs {
-		total += p.Gzip
+		gz, sent = gz+p.Gzip, sent+p.Sent()
 	}
-	t.Logf("all %d packs of the bundle: %d bytes gzip", len(packs), total)
+	t.Logf("all %d packs of the bundle: %d bytes sent (brotli), %d gzip", len(packs), sent, gz)
 }

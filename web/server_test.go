@@ -14,12 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
 	"github.com/go-json-experiment/json"
 
 	"schedplay/web/internal/sharetest"
 )
 
-// testStatic is a miniature playground bundle; schedplay.wasm has a gzip sibling.
+// testStatic is a miniature playground bundle; schedplay.wasm has brotli and
+// gzip siblings.
 const testStatic = "testdata/static"
 
 // testPreviewBudget keeps each share's preview to tens of milliseconds: enough
@@ -97,7 +99,8 @@ func TestNewServerRefusesMissingParts(t *testing.T) {
 	}
 }
 
-// TestStatic covers the static handler: types, gzip siblings, caching, methods.
+// TestStatic covers the static handler: types, brotli and gzip siblings,
+// caching, methods.
 func TestStatic(t *testing.T) {
 	s := newTestServer(t, NewMemStore())
 	wasm := readTestFile(t, "schedplay.wasm")
@@ -109,7 +112,7 @@ func TestStatic(t *testing.T) {
 		header      map[string]string
 		status      int
 		wantHeaders map[string]string // "" means must be absent
-		body        []byte            // after gunzip when Content-Encoding is gzip
+		body        []byte            // decoded when Content-Encoding is gzip or br
 	}{
 		{desc: "root is index.html", method: "GET", path: "/", status: 200, body: index,
 			wantHeaders: map[string]string{"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache"}},
@@ -117,12 +120,24 @@ func TestStatic(t *testing.T) {
 			wantHeaders: map[string]string{"Cache-Control": "no-cache"}},
 		{desc: "script", method: "GET", path: "/app.js", status: 200, body: readTestFile(t, "app.js"),
 			wantHeaders: map[string]string{"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300"}},
+		{desc: "wasm, brotli and gzip accepted: brotli", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
+			header:      map[string]string{"Accept-Encoding": "gzip, deflate, br, zstd"},
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "br", "Vary": "Accept-Encoding"}},
 		{desc: "wasm, gzip accepted", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
-			header:      map[string]string{"Accept-Encoding": "br, gzip"},
+			header:      map[string]string{"Accept-Encoding": "gzip"},
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}},
+		{desc: "wasm, brotli refused", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
+			header:      map[string]string{"Accept-Encoding": "br;q=0, gzip"},
 			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}},
 		{desc: "wasm, gzip refused", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
-			header:      map[string]string{"Accept-Encoding": "gzip;q=0, *"},
+			header:      map[string]string{"Accept-Encoding": "gzip;q=0, br;q=0, *;q=0.5"},
 			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "", "Vary": "Accept-Encoding"}},
+		{desc: "wasm, brotli by a star", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
+			header:      map[string]string{"Accept-Encoding": "gzip;q=0, *"},
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "br", "Vary": "Accept-Encoding"}},
+		{desc: "wasm, brotli HEAD", method: "HEAD", path: "/schedplay.wasm", status: 200, body: []byte{},
+			header:      map[string]string{"Accept-Encoding": "br"},
+			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": "br", "Vary": "Accept-Encoding"}},
 		{desc: "wasm, no Accept-Encoding", method: "GET", path: "/schedplay.wasm", status: 200, body: wasm,
 			wantHeaders: map[string]string{"Content-Type": "application/wasm", "Content-Encoding": ""}},
 		{desc: "HEAD", method: "HEAD", path: "/", status: 200, body: []byte{},
@@ -158,12 +173,19 @@ func TestStatic(t *testing.T) {
 				return
 			}
 			body := rec.Body.Bytes()
-			if resp.Header.Get("Content-Encoding") == "gzip" {
+			switch enc := resp.Header.Get("Content-Encoding"); {
+			case tc.method == "HEAD":
+			case enc == "gzip":
 				zr, err := gzip.NewReader(bytes.NewReader(body))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			case enc == "br":
+				var err error
+				if body, err = io.ReadAll(brotli.NewReader(bytes.NewReader(body))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -289,25 +311,32 @@ func TestStaticRevalidation(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
+func TestAccepts(t *testing.T) {
 	for _, tc := range []struct {
-		header string
-		want   bool
+		header   string
+		gzip, br bool
 	}{
-		{"", false},
-		{"gzip", true},
-		{"deflate, gzip;q=0.5", true},
-		{"GZIP", true},
-		{"br", false},
-		{"gzip;q=0", false},
-		{"gzip;q=0.000", false},
-		{"*", true},
-		{"*;q=0", false},
-		{"gzip;q=0, *", false},
-		{"gzip;q=nonsense", false},
+		{"", false, false},
+		{"gzip", true, false},
+		{"deflate, gzip;q=0.5", true, false},
+		{"GZIP", true, false},
+		{"x-gzip", true, false},
+		{"br", false, true},
+		{"gzip, deflate, br, zstd", true, true}, // what Chromium sends, over http to localhost too
+		{"gzip;q=0", false, false},
+		{"gzip;q=0.000", false, false},
+		{"br;q=0, gzip", true, false},
+		{"*", true, true},
+		{"*;q=0", false, false},
+		{"gzip;q=0, *", false, true},
+		{"gzip;q=nonsense", false, false},
+		{"BR;q=0.1", false, true},
 	} {
-		if got := acceptsGzip(tc.header); got != tc.want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", tc.header, got, tc.want)
+		if got := accepts(tc.header, "gzip"); got != tc.gzip {
+			t.Errorf("accepts(%q, gzip) = %v, want %v", tc.header, got, tc.gzip)
+		}
+		if got := accepts(tc.header, "br"); got != tc.br {
+			t.Errorf("accepts(%q, br) = %v, want %v", tc.header, got, tc.br)
 		}
 	}
 }

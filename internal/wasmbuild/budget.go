@@ -12,27 +12,42 @@ import (
 	"strings"
 )
 
-// BudgetBytes is the most a first visit to the playground may download,
-// gzip-compressed as served: the page's wasm, the engine worker's wasm, the
-// page's scripts and styles, and the index of the saved states (the packs
-// themselves are fetched at a scenario's first jump, and have budgets of
-// their own: PackBudgetBytes and SavedBudgetBytes). Design choices rely on it: the page's dependencies are
-// compiled without inlining (targets), the worker's wire format is written by hand
-// to keep the JSON library out of it (playground/runner/values.go), and the page's
-// binary carries no simulation code (wasm/workers_js.go). The browser tests assert
-// it (e2e's TestBundleBudget), so CI fails when the bundle outgrows it.
+// BudgetBytes is the most a first visit to the playground may download, as
+// sent: the page's wasm, the engine worker's wasm, the page's scripts and
+// styles, and the index of the saved states (the packs themselves are fetched
+// at a scenario's first jump, and have budgets of their own: PackBudgetBytes
+// and SavedBudgetBytes). What is sent is the brotli sibling where wasmbuild
+// writes one (browsers ask for br, Chromium over plain http to localhost too,
+// and `schedplay serve` prefers it), else gzip. Design choices rely on it: the
+// page's dependencies are compiled without inlining (targets), the worker's
+// wire format is written by hand to keep the JSON library out of it
+// (playground/runner/values.go), and the page's binary carries no simulation
+// code (wasm/workers_js.go). The browser tests assert it (e2e's
+// TestBundleBudget), so CI fails when the bundle outgrows it.
 const BudgetBytes = 4_000_000
 
 // Part is one file of the bundle and the bytes a browser downloads for it.
 type Part struct {
 	Name string // relative to static/, slash-separated
-	Gzip int64  // its size gzip-compressed, as served
+	Gzip int64  // its size gzip-compressed, as served to a client that takes gzip only
+	// Brotli is its brotli sibling's size, 0 when it has none.
+	Brotli int64
+}
+
+// Sent is what a browser downloads for the part: its brotli sibling where it
+// has one, else its gzip size.
+func (p Part) Sent() int64 {
+	if p.Brotli > 0 {
+		return p.Brotli
+	}
+	return p.Gzip
 }
 
 // Bundle lists every file under root's static/ that a first visit downloads, with
-// its gzip size: a file with a precompressed NAME.gz sibling counts as that sibling
-// (what `schedplay serve` sends a browser that accepts gzip), any other as its
-// contents compressed at the best level. Dotfiles, build leftovers (*.tmp) and the
+// its gzip and brotli sizes: a file with a precompressed NAME.gz sibling counts
+// that sibling as its gzip size, any other its contents compressed at the best
+// level; a NAME.br sibling gives its brotli size (what `schedplay serve` sends
+// a browser that accepts br). Dotfiles, build leftovers (*.tmp) and the
 // siblings themselves are not counted on their own, nor is anything in
 // checkpoints/ but its index: the page fetches a saved-state pack at its
 // scenario's first jump (Checkpoints lists them), and the labels file never.
@@ -54,8 +69,13 @@ func Bundle(root string) ([]Part, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || strings.HasSuffix(name, ".tmp") || strings.HasSuffix(name, ".br") {
+		if d.IsDir() || strings.HasSuffix(name, ".tmp") {
 			return nil
+		}
+		if strings.HasSuffix(name, ".br") {
+			if _, err := os.Stat(strings.TrimSuffix(path, ".br")); err == nil {
+				return nil // counted as its original's download
+			}
 		}
 		if strings.HasSuffix(name, ".gz") {
 			if _, err := os.Stat(strings.TrimSuffix(path, ".gz")); err == nil {
@@ -75,7 +95,7 @@ func Bundle(root string) ([]Part, error) {
 		} else if strings.HasPrefix(rel, "notes/") {
 			return nil // opened by a reader who follows a link, not by the page
 		}
-		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n})
+		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n, Brotli: brotliSize(path)})
 		return nil
 	})
 	if err != nil {
@@ -83,6 +103,14 @@ func Bundle(root string) ([]Part, error) {
 	}
 	slices.SortFunc(parts, func(a, b Part) int { return strings.Compare(a.Name, b.Name) })
 	return parts, nil
+}
+
+// brotliSize is the size of path's brotli sibling, or 0 when it has none.
+func brotliSize(path string) int64 {
+	if info, err := os.Stat(path + ".br"); err == nil {
+		return info.Size()
+	}
+	return 0
 }
 
 // servedSize is the gzip size of path: its precompressed sibling's when there is
@@ -95,7 +123,7 @@ func servedSize(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if strings.HasSuffix(path, ".gz") {
+	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".br") {
 		return int64(len(data)), nil // already compressed, served as it is
 	}
 	var buf bytes.Buffer
@@ -112,25 +140,28 @@ func servedSize(path string) (int64, error) {
 	return int64(buf.Len()), nil
 }
 
-// Total is the bytes of all parts.
+// Total is what all parts send (Part.Sent).
 func Total(parts []Part) int64 {
 	var n int64
 	for _, p := range parts {
-		n += p.Gzip
+		n += p.Sent()
 	}
 	return n
 }
 
-// Describe renders parts and their total against BudgetBytes on one line, largest
-// first ("3.90 MB gzip of the 4.00 MB budget: schedplay.wasm 2.82 MB, ...").
+// Describe renders parts and their total against BudgetBytes on one line,
+// largest first, with the gzip total beside it ("3.26 MB sent of the 4.00 MB
+// budget (3.98 MB gzip): schedplay.wasm 2.33 MB, ...").
 func Describe(parts []Part) string {
 	sorted := slices.Clone(parts)
-	slices.SortStableFunc(sorted, func(a, b Part) int { return cmp.Compare(b.Gzip, a.Gzip) })
+	slices.SortStableFunc(sorted, func(a, b Part) int { return cmp.Compare(b.Sent(), a.Sent()) })
 	names := make([]string, len(sorted))
+	var gz int64
 	for i, p := range sorted {
-		names[i] = fmt.Sprintf("%s %s", p.Name, mb(p.Gzip))
+		names[i] = fmt.Sprintf("%s %s", p.Name, mb(p.Sent()))
+		gz += p.Gzip
 	}
-	return fmt.Sprintf("%s gzip of the %s budget: %s", mb(Total(parts)), mb(BudgetBytes), strings.Join(names, ", "))
+	return fmt.Sprintf("%s sent of the %s budget (%s gzip): %s", mb(Total(parts)), mb(BudgetBytes), mb(gz), strings.Join(names, ", "))
 }
 
 // mb formats n bytes in decimal megabytes, the budget's unit.

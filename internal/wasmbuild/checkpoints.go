@@ -25,7 +25,7 @@ import (
 // The bundle's saved states: for every scenario playground.BundledStates
 // lists (each preset's arms at the end of the warm-up, lesson steps past the
 // first second), the engine's checkpoints at its moments, one pack per
-// scenario in static/checkpoints/KEY.ckp (with its .gz sibling),
+// scenario in static/checkpoints/KEY.ckp (with its .gz and .br siblings),
 // static/checkpoints/index.txt listing them, and labels.txt saying what each is
 // for (for people: the page never fetches it). The page reads the index when it
 // starts and fetches a scenario's pack the first time it jumps in it, so the
@@ -46,10 +46,10 @@ const (
 )
 
 const (
-	// PackBudgetBytes bounds one scenario's pack, gzip-compressed as served:
-	// what the first jump in a scenario fetches.
+	// PackBudgetBytes bounds one scenario's pack as sent (Part.Sent): what
+	// the first jump in a scenario fetches.
 	PackBudgetBytes = 48_000
-	// SavedBudgetBytes bounds all the packs together, gzip-compressed.
+	// SavedBudgetBytes bounds all the packs together, as sent.
 	SavedBudgetBytes = 400_000
 )
 
@@ -118,12 +118,12 @@ func EnsureCheckpoints(repoRoot string, log io.Writer) error {
 		if err := writeAtomic(filepath.Join(dir, name), packs[i]); err != nil {
 			return err
 		}
-		r, g, err := writeGzip(filepath.Join(dir, name), filepath.Join(dir, name+".gz"))
+		r, g, _, err := writeCompressed(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
 		raw, gz = raw+r, gz+g
-		keep[name], keep[name+".gz"] = true, true
+		keep[name], keep[name+".gz"], keep[name+".br"] = true, true, true
 		moments := make([]string, len(st.AtNs))
 		for j, at := range st.AtNs {
 			moments[j] = strconv.FormatInt(at, 10)
@@ -193,7 +193,7 @@ func Checkpoints(root string) ([]SavedPack, error) {
 		if err != nil {
 			return nil, fmt.Errorf("wasmbuild: %s names %s: %w", CheckpointsIndex, name, err)
 		}
-		out = append(out, SavedPack{Part: Part{Name: name, Gzip: n}, Key: fields[0]})
+		out = append(out, SavedPack{Part: Part{Name: name, Gzip: n, Brotli: brotliSize(filepath.Join(root, "static", filepath.FromSlash(name)))}, Key: fields[0]})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err

@@ -112,7 +112,7 @@ func TestEnsureCheckpoints(t *testing.T) {
 		t.Errorf("log %q should name the newer input", log.String())
 	}
 	ents, _ := os.ReadDir(filepath.Join(root, wasmbuild.CheckpointsDir))
-	if len(ents) != 2+2*2 { // index, labels, and a pack with its .gz for each arm
+	if len(ents) != 2+2*3 { // index, labels, and a pack with its .gz and .br for each arm
 		var names []string
 		for _, e := range ents {
 			names = append(names, e.Name())

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"schedplay/internal/wasmbuild"
+
+	"github.com/andybalholm/brotli"
 )
 
 // writeRepo lays out a tiny module shaped like schedplay: engine/, trace/ (the
@@ -86,6 +88,16 @@ func TestEnsureBuilt(t *testing.T) {
 	if unz, _ := io.ReadAll(zr); !bytes.Equal(unz, wasm) {
 		t.Error("the gzip sibling does not hold the wasm")
 	}
+	for _, p := range []string{wasmbuild.WasmPath, wasmbuild.WorkerPath} {
+		br, err := os.ReadFile(filepath.Join(root, p+".br"))
+		if err != nil {
+			t.Fatalf("no brotli sibling of %s: %v", p, err)
+		}
+		orig, _ := os.ReadFile(filepath.Join(root, p))
+		if unbr, err := io.ReadAll(brotli.NewReader(bytes.NewReader(br))); err != nil || !bytes.Equal(unbr, orig) {
+			t.Errorf("the brotli sibling of %s does not hold it (%v)", p, err)
+		}
+	}
 	goroot, _ := exec.Command("go", "env", "GOROOT").Output()
 	want, _ := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib/wasm/wasm_exec.js"))
 	if got, _ := os.ReadFile(filepath.Join(root, wasmbuild.WasmExecPath)); len(want) > 0 && !bytes.Equal(got, want) {
@@ -158,6 +170,12 @@ func TestBundle(t *testing.T) {
 		{"a gzip file of its own is served as it is",
 			map[string]string{"data.json.gz": "abcd"},
 			[]wasmbuild.Part{{Name: "data.json.gz", Gzip: 4}}},
+		{"a wasm with both siblings sends its brotli one",
+			map[string]string{"schedplay.wasm": strings.Repeat("\x00asm", 500), "schedplay.wasm.gz": "123456789", "schedplay.wasm.br": "1234567"},
+			[]wasmbuild.Part{{Name: "schedplay.wasm", Gzip: 9, Brotli: 7}}},
+		{"a brotli file of its own is served as it is",
+			map[string]string{"data.bin.br": "abc"},
+			[]wasmbuild.Part{{Name: "data.bin.br", Gzip: 3}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -180,7 +198,7 @@ func TestBundle(t *testing.T) {
 			}
 			var sum int64
 			for _, p := range tc.want {
-				sum += p.Gzip
+				sum += p.Sent()
 			}
 			if total := wasmbuild.Total(got); total != sum {
 				t.Errorf("Total = %d, want %d", total, sum)
