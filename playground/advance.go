@@ -53,13 +53,13 @@ const (
 
 // target is one advance request to every arm.
 type target struct {
-	seq    uint32
-	kind   targetKind
-	toNs   int64 // for tgStep, set when the leader answers
+	seq  uint32
+	kind targetKind
+	toNs int64 // for tgStep, set when the leader answers
 	// fromNs is where a max-speed target starts: its size, toNs-fromNs,
 	// is what its answers' busy time measured.
 	fromNs int64
-	leader int   // tgStep: the arm that steps
+	leader int // tgStep: the arm that steps
 	// followed is set once a step's followers have been asked.
 	followed bool
 	// sized marks a max-speed target, whose cost adapts stepNs.
