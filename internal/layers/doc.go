@@ -16,4 +16,7 @@
 // neutral package (everything but the shells) imports syscall/js or Ebiten, by
 // itself or through another schedplay package: so all of them build and are
 // tested natively.
+//
+// It also keeps the repository's rule on a Go file's length (filesize_test.go):
+// at most 500 lines, tests included.
 package layers
