@@ -332,11 +332,10 @@ func TestAccepts(t *testing.T) {
 		{"gzip;q=nonsense", false, false},
 		{"BR;q=0.1", false, true},
 	} {
-		if got := accepts(tc.header, "gzip"); got != tc.gzip {
-			t.Errorf("accepts(%q, gzip) = %v, want %v", tc.header, got, tc.gzip)
-		}
-		if got := accepts(tc.header, "br"); got != tc.br {
-			t.Errorf("accepts(%q, br) = %v, want %v", tc.header, got, tc.br)
+		for coding, want := range map[string]bool{"gzip": tc.gzip, "br": tc.br} {
+			if got := accepts(tc.header, coding); got != want {
+				t.Errorf("accepts(%q, %s) = %v, want %v", tc.header, coding, got, want)
+			}
 		}
 	}
 }
