@@ -34,11 +34,15 @@ func TestMeasure(t *testing.T) {
 	}
 	ensureWasm(t)
 	logBundleSize(t, repoRoot(t))
-	cases := []struct{ desc, frag string }{
-		{"default", ""},
-		{"64vcpu-256clients-single", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&compare=off"},
-		{"64vcpu-256clients-compare", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256"},
-		{"64vcpu-256clients-compare-max", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&speed=max"},
+	cases := []struct {
+		desc, frag string
+		paused     bool // measure the page as it opens, paused: what an idle tab costs
+	}{
+		{"default", "", false},
+		{"default-paused", "", true},
+		{"64vcpu-256clients-single", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&compare=off", false},
+		{"64vcpu-256clients-compare", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256", false},
+		{"64vcpu-256clients-compare-max", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&speed=max", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -49,7 +53,9 @@ func TestMeasure(t *testing.T) {
 			st := state(t, ctx)
 			t.Logf("first frame at %.0f ms after navigation start (performance.now); marks: %s", st.Perf.FirstFrameMs,
 				eval[string](t, ctx, `performance.getEntriesByType('mark').map(m => m.name.replace('schedplay:', '') + ' ' + m.startTime.toFixed(0)).join(', ') + ', responseEnd ' + performance.getEntriesByType('navigation')[0].responseEnd.toFixed(0) + '; go: ' + window.schedplay.state().perf.startup.join(', ')`))
-			eval[bool](t, ctx, `window.schedplay.play(), true`)
+			if !tc.paused {
+				eval[bool](t, ctx, `window.schedplay.play(), true`)
+			}
 			time.Sleep(2 * time.Second) // reach the steady state (clients connected, arcs in flight)
 			if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{}); err != nil {
 				t.Fatal(err)
@@ -76,8 +82,8 @@ func TestMeasure(t *testing.T) {
 			d := func(name string) float64 { return (after[name] - before[name]) * 1000 } // ms
 			t.Logf("%s: page script mirroring the model: %.2f ms per frame, %.1f ms/s over %.0f calls (%.3f ms a call)",
 				tc.desc, cost.Ms/frames, cost.Ms/secs, cost.Calls, cost.Ms/max(cost.Calls, 1))
-			t.Logf("%s: main thread per frame over %.1f s and %.0f frames: tasks %.2f ms, script %.2f ms, style %.3f ms (%.1f recalcs), layout %.3f ms (%.1f layouts)",
-				tc.desc, secs, frames, d("TaskDuration")/frames, d("ScriptDuration")/frames, d("RecalcStyleDuration")/frames,
+			t.Logf("%s: main thread busy %.0f ms a second; per frame over %.1f s and %.0f frames: tasks %.2f ms, script %.2f ms, style %.3f ms (%.1f recalcs), layout %.3f ms (%.1f layouts)",
+				tc.desc, d("TaskDuration")/secs, secs, frames, d("TaskDuration")/frames, d("ScriptDuration")/frames, d("RecalcStyleDuration")/frames,
 				(after["RecalcStyleCount"]-before["RecalcStyleCount"])/frames, d("LayoutDuration")/frames, (after["LayoutCount"]-before["LayoutCount"])/frames)
 			fps, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`new Promise(r => { let n = 0; const t0 = performance.now(); const f = () => { if (++n === 60) r(60000 / (performance.now() - t0)); else requestAnimationFrame(f); }; requestAnimationFrame(f); })`, chromedp.EvalAwaitPromise))
 			if err != nil {
