@@ -3,8 +3,15 @@
 // headers of schedplay/web, so files served by Workers assets (without Go) get the
 // same Content-Security-Policy as those `schedplay serve` sends.
 //
-// Precompressed siblings (*.gz, *.br) are left out: Workers assets compress on
-// their own, and the copies would only count against the upload. Dotfiles are
+// Precompressed siblings (*.gz, *.br) are left out: Workers assets cannot serve
+// them as an encoding of NAME (a NAME.br asset is served as a file of its own,
+// without Content-Encoding; Cloudflare's workers-sdk issue 11089 asks for it and
+// is open), and Cloudflare compresses on its own what it sends a browser:
+// application/wasm, text/javascript, text/css and text/html are on its list of
+// compressed types, in brotli, gzip or zstd as Accept-Encoding admits (browsers
+// ask for br over https). So the deployment sends the wasm brotli-compressed at
+// Cloudflare's level, not at wasmbuild's, and the copies would only count
+// against the upload. Dotfiles are
 // left out too, and so are symbolic links that lead out of the bundle (see
 // Assemble).
 package assets
