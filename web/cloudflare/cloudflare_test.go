@@ -192,7 +192,11 @@ func TestCloudflare(t *testing.T) {
 	// here, and the isolate runs them one after another (a Go instance has one
 	// thread), so the last of 18 concurrent shares waits for all the others.
 	slow := &http.Client{Timeout: time.Minute}
-	t.Run("concurrent on one instance", func(t *testing.T) { concurrentShares(t, slow, dev.base) })
+	if !t.Run("concurrent on one instance", func(t *testing.T) { concurrentShares(t, slow, dev.base) }) {
+		// What workerd said about the requests left unanswered (the restart
+		// below replaces this output).
+		t.Logf("wrangler dev output so far:\n%s", dev.out)
+	}
 	t.Run("contract", func(t *testing.T) {
 		sharetest.Contract(t, sharetest.Host{Client: client, Base: dev.base, Page: page, PublicURL: publicURL})
 	})
