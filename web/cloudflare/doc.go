@@ -18,4 +18,9 @@
 // how to build it. Build and run it with `task cloudflare:dev`, deploy it with
 // `task cloudflare:deploy` (see Taskfile.yml); cloudflare_test.go runs the share
 // API contract against it under wrangler dev.
+//
+// Requests left unanswered under load in wrangler dev are wrangler's: its dev
+// proxy parks a GET whose pooled connection to the Worker's workerd went stale
+// (closed after 5 s idle, as it is while a burst of share previews runs) and only
+// a later request releases it. stress_test.go reproduces it and says more.
 package main
