@@ -48,8 +48,21 @@ func wranglerPath(t testing.TB) string {
 		}
 		t.Skip(msg)
 	}
+	// wrangler dev's proxy loses requests under load unless patched
+	// (patches/proxyworker-retry.mjs, which `npm ci` applies).
+	proxy, err := os.ReadFile(filepath.Join("node_modules", "wrangler", "wrangler-dist", "ProxyWorker.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(proxy, []byte(proxyPatchMarker)) {
+		t.Fatal("wrangler's ProxyWorker.js is not patched: run `npm ci` in web/cloudflare (its postinstall applies patches/proxyworker-retry.mjs)")
+	}
 	return p
 }
+
+// proxyPatchMarker is the comment patches/proxyworker-retry.mjs leaves in
+// wrangler's ProxyWorker.js.
+const proxyPatchMarker = "schedplay patch (web/cloudflare/patches/proxyworker-retry.mjs)"
 
 // buildProject builds the Cloudflare Worker into dir/build and copies the config
 // and entry module beside it, so dir is a self-contained wrangler project.

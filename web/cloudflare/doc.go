@@ -19,8 +19,9 @@
 // `task cloudflare:deploy` (see Taskfile.yml); cloudflare_test.go runs the share
 // API contract against it under wrangler dev.
 //
-// Requests left unanswered under load in wrangler dev are wrangler's: its dev
-// proxy parks a GET whose pooled connection to the Worker's workerd went stale
-// (closed after 5 s idle, as it is while a burst of share previews runs) and only
-// a later request releases it. stress_test.go reproduces it and says more.
+// Under load, wrangler dev's own proxy in front of the Worker lost requests
+// (it parked a GET for ever after a lost connection and failed a POST). npm ci
+// patches it (patches/proxyworker-retry.mjs says how and why), the tests refuse
+// to run an unpatched wrangler, and stress_test.go holds the patch to every
+// request answered under CPU contention.
 package main
