@@ -40,8 +40,11 @@ import (
 // lost request on the same Worker after a short pause; the test shows it
 // holds: every request is answered, typically after one retry.
 //
-// The bound is on being answered at all, not on speed: a request not answered
-// within a minute has been lost.
+// The bound is on being answered at all, not on speed: a request parked by the
+// unpatched proxy is never answered. It is generous because a round's previews
+// run one after another in the one isolate, and its answers come together at
+// the end: beside the whole suite on 2 cores that took a little over a minute
+// once (1 share of 18 timed out at one minute), where alone it takes 20-25 s.
 func TestCloudflareUnderContention(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts wrangler dev (several seconds); skipped in -short mode")
@@ -49,7 +52,7 @@ func TestCloudflareUnderContention(t *testing.T) {
 	const (
 		rounds       = 3
 		concurrent   = 18 // three requests for each scenario
-		requestBound = time.Minute
+		requestBound = 3 * time.Minute
 	)
 	wrangler := wranglerPath(t)
 	dir := t.TempDir()
