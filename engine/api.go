@@ -272,6 +272,9 @@ type Results struct {
 	// left out of the JSON, when the run has no row locks (docs/mechanisms.md,
 	// TPC-B row locks).
 	RowLocks RowLockResults `json:"row_locks,omitzero"`
+	// ScxExit says when and why a sched_ext policy was ejected (its error,
+	// or the watchdog); nil when it was not.
+	ScxExit *ScxExit `json:"scx_exit,omitzero"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`
@@ -295,10 +298,13 @@ const (
 	DecSpinGrow                          // the spin window grew (to the cap, or doubled)
 	DecSpinShrink                        // the spin window halved
 	DecNewidlePull                       // a CPU about to go idle pulled a task (Linux newidle balance)
+	DecPolicyPrint                       // a sched_ext policy's print(), on the CPU it ran for
+	DecPolicyExit                        // a sched_ext policy was ejected (error or watchdog)
 )
 
 var decisionKindNames = [...]string{"wake_place", "ipi_sent", "ipi_suppressed", "preempt",
-	"pull_request", "pull_refused", "donate", "donate_none", "balance_push", "spin_grow", "spin_shrink", "newidle_pull"}
+	"pull_request", "pull_refused", "donate", "donate_none", "balance_push", "spin_grow", "spin_shrink", "newidle_pull",
+	"policy_print", "policy_exit"}
 
 func (k DecisionKind) String() string {
 	if int(k) < len(decisionKindNames) {

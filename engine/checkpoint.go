@@ -14,7 +14,7 @@ import (
 // from time zero gives (results, series and decision records byte-identical,
 // natively and in js/wasm; checkpoint_test.go).
 //
-// # Format (version 1)
+// # Format (version 2)
 //
 // A checkpoint is a header and a body. The header is the magic "SPCK", the
 // format version (uvarint), the scenario's ScenarioKey (16 bytes), the clock
@@ -60,7 +60,7 @@ import (
 // hold (FuzzCheckpoint).
 
 // CheckpointVersion is the checkpoint format this engine writes and reads.
-const CheckpointVersion = 1
+const CheckpointVersion = 2
 
 const (
 	ckMagic = "SPCK"
@@ -130,6 +130,13 @@ func (s *Sim) AppendCheckpoint(dst []byte, o CheckpointOptions) ([]byte, error) 
 	if len(wins) > maxCkWindows {
 		return dst, fmt.Errorf("engine.AppendCheckpoint: %d windows are more than a checkpoint keeps (%d)", len(wins), maxCkWindows)
 	}
+	if k, ok := s.pol.(*ScxKernel); ok {
+		data, err := k.prepareSave()
+		if err != nil {
+			return dst, err
+		}
+		k.saved = data
+	}
 	w := &ckWriter{now: s.now, strs: map[string]int{}}
 	s.ckSave(w, wins)
 
@@ -197,8 +204,15 @@ func readHeader(r *ckReader) CheckpointInfo {
 // (ErrCheckpointVersion), and a damaged one (ErrCheckpointCorrupt, naming
 // where). Visual events are recorded as NewSim's are (SetVisual), none before
 // the checkpoint's moment.
-func Resume(sc Scenario, data []byte) (*Sim, error) {
+func Resume(sc Scenario, data []byte) (*Sim, error) { return ResumeScx(sc, data, nil) }
+
+// ResumeScx is Resume with the compiler of sched.scx.source (NewSimScx).
+func ResumeScx(sc Scenario, data []byte, compile ScxCompiler) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	ops, err := scxOpsFor(sc, compile)
+	if err != nil {
 		return nil, err
 	}
 	r := &ckReader{b: data, idx: -1}
@@ -214,7 +228,7 @@ func Resume(sc Scenario, data []byte) (*Sim, error) {
 	for i := range r.tab {
 		r.tab[i] = string(r.raw(1 << 12))
 	}
-	s := newSimBase(sc)
+	s := newSimBase(sc, ops)
 	r.s, r.now = s, info.NowNs
 	s.now, s.events = info.NowNs, info.Events
 	if s.now > s.end {

@@ -28,7 +28,6 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 		w.f64(t.vr)
 		w.f64(t.prio)
 		w.f64(t.runNs)
-		w.f64(t.vtime)
 		w.iv(t.remainingNs)
 		w.at(t.lastRanNs)
 		w.n(t.lastCPU)
@@ -133,7 +132,6 @@ func (s *Sim) ckLoad(r *ckReader) {
 		t.vr = r.f64()
 		t.prio = r.f64()
 		t.runNs = r.f64()
-		t.vtime = r.f64()
 		t.remainingNs = r.iv()
 		t.lastRanNs = r.at()
 		t.lastCPU = r.n(ncpu)
@@ -397,6 +395,10 @@ func (s *Sim) checkEvent(p payload) string {
 			return fmt.Sprintf("thread %d is not a kernel thread", p.arg)
 		}
 	case evPacket, evResponse, evConnect, evDevice:
+	case evScxTimer, evScxWatchdog:
+		if k, ok := s.pol.(*ScxKernel); !ok || p.cpu < 0 || int(p.cpu) >= len(s.cpus) || p.kind == evScxWatchdog && k.watchdogNs == 0 {
+			return fmt.Sprintf("a %s event without a sched_ext policy that has one", p.kind)
+		}
 	default:
 		if p.kind >= numEvKinds {
 			return fmt.Sprintf("kind %d is not one", p.kind)

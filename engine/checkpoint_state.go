@@ -19,27 +19,6 @@ func (osvPolicy) ckLoad(r *ckReader, s *Sim)    {}
 func (*linuxPolicy) ckSave(w *ckWriter)         {}
 func (*linuxPolicy) ckLoad(r *ckReader, s *Sim) {}
 
-func (p *scxSimplePolicy) ckSave(w *ckWriter) {
-	w.threads(p.sharedQ)
-	w.bool(p.claimed != nil)
-	for _, c := range p.claimed {
-		w.bool(c)
-	}
-	w.f64(p.vtimeNow)
-}
-
-func (p *scxSimplePolicy) ckLoad(r *ckReader, s *Sim) {
-	p.sharedQ = r.threads(len(s.threads))
-	p.claimed = nil
-	if r.bool() {
-		p.claimed = make([]bool, len(s.cpus))
-		for i := range p.claimed {
-			p.claimed[i] = r.bool()
-		}
-	}
-	p.vtimeNow = r.f64()
-}
-
 // Workloads. Each ckLoad also checks that every thread but the kernel's is one
 // of the workload's, at the index its thread.local says, and that the
 // workload's pending events name what exists.

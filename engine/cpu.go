@@ -33,8 +33,8 @@ type thread struct {
 	// ordinary threads; a tiny value makes a thread win every comparison).
 	vr   float64
 	prio float64
-	// runNs is total CPU time run; vtime is its sched_ext shared-queue key.
-	runNs, vtime float64
+	// runNs is total CPU time run.
+	runNs float64
 	// remainingNs is what is left of the current step when preempted or paused;
 	// hasStep says a step is in progress.
 	remainingNs int64
@@ -363,6 +363,7 @@ func (s *Sim) block(c *cpu, delayNs int64) {
 	c.hystCredit = 0 // hysteresis_run_stop: the borrowed runtime is returned
 	s.vis.add(VisEvent{AtNs: s.now, Kind: VisBlock, CPU: int32(c.id), Other: -1, Thread: int32(t.id)})
 	c.debtNs += delayNs
+	s.pol.blocked(s, c, t)
 	s.pickNext(c)
 }
 
@@ -379,6 +380,12 @@ func (s *Sim) reschedule(c *cpu) {
 		t.requeuedAtNs = s.now
 		s.pol.requeue(s, c, t)
 		w := s.pol.pick(s, c)
+		if w == nil {
+			// A sched_ext policy queued the task where this CPU does not
+			// look (its dispatch found nothing): the CPU goes idle.
+			s.enterIdle(c)
+			return
+		}
 		s.decide(DecPreempt, c.id, c.id, w.id, s.pol.preemptReason(), int64(t.id))
 		// add_context_switch_penalty: a thread that preempts another pays for it.
 		w.vr += float64(w.prio * s.penaltyFactor * s.decayScaleNow())

@@ -49,7 +49,7 @@ func knobTable() []Knob {
 		cost("machine.costs.balance_pass_ns", "balancer pass", "CPU time of one pass of OSv's load_balance thread", 100, withBalancer, "osv policy with the balancer on"),
 		cost("machine.costs.newidle_balance_ns", "newidle balance", "CPU time of one Linux newidle balance that pulls a task", 100, onLinux, "linux policy"),
 
-		{Path: "sched.policy", Kind: KindChoice, Label: "scheduler", Choices: []string{"osv", "scx_simple", "linux"},
+		{Path: "sched.policy", Kind: KindChoice, Label: "scheduler", Choices: []string{"osv", "scx_simple", "linux"}, accepts: []string{"scx"},
 			Doc: "The guest scheduler: OSv's, sched_ext's scx_simple, or an EEVDF-like Linux reference."},
 		// old and new first: the published comparison, which front ends offer
 		// as the pair of a choice's first two values.

@@ -122,3 +122,5 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 func (p *linuxPolicy) servePull(s *Sim, c *cpu) {}
 
 func (p *linuxPolicy) shared() []*thread { return nil }
+
+func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) {}

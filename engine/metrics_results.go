@@ -20,6 +20,9 @@ func (s *Sim) ResultsWindow(i int) Results {
 	if s.finishedNs >= 0 {
 		r.ElapsedS = float64(s.finishedNs) / 1e9
 	}
+	if k, ok := s.pol.(*ScxKernel); ok && k.exitNs >= 0 {
+		r.ScxExit = &ScxExit{AtNs: k.exitNs, Reason: k.exit}
+	}
 	if winNs > 0 {
 		sec := float64(winNs) / 1e9
 		cpuNs := float64(winNs) * float64(len(s.cpus))

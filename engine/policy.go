@@ -11,8 +11,8 @@ package engine
 //   - the idle loop asks idleEnter before spinning, and a pull IPI runs servePull.
 //
 // osvPolicy implements OSv's scheduler with idle pull (docs/mechanisms.md,
-// Baseline and Idle-CPU pull), scxSimplePolicy (wakesync.go) sched_ext's scx_simple
-// with the old, proposed or new WAKE_SYNC rule, and linuxPolicy (linux.go) an EEVDF-like
+// Baseline and Idle-CPU pull), ScxKernel (scx.go) the sched_ext core, running
+// scx_simple (scx_simple.go) or a policy from the scenario, and linuxPolicy (linux.go) an EEVDF-like
 // reference.
 type policy interface {
 	// placeWake decides where woken thread t goes; from is the waker's CPU (-1
@@ -40,6 +40,8 @@ type policy interface {
 	idleEnter(s *Sim, c *cpu) bool
 	// servePull runs in c's interrupt handler when a pull IPI arrived.
 	servePull(s *Sim, c *cpu)
+	// blocked runs when c's running thread t blocks (before c picks again).
+	blocked(s *Sim, c *cpu, t *thread)
 	// shared lists the threads on the policy's shared queue (snapshots).
 	shared() []*thread
 	// ckSave writes the policy's state into a checkpoint; ckLoad reads it back
@@ -63,7 +65,10 @@ func newPolicy(s *Sim) policy {
 	switch s.sc.Sched.Policy {
 	case "scx_simple":
 		s.fifo = true // scx local DSQs are FIFO
-		return &scxSimplePolicy{rule: parseSyncRule(s.sc.Sched.WakeSync), sliceNs: s.sc.Sched.ScxSliceUs * 1000}
+		return newScxKernel(s, &scxSimple{sliceNs: s.sc.Sched.ScxSliceUs * 1000})
+	case "scx":
+		s.fifo = true
+		return newScxKernel(s, s.scxOps)
 	case "linux":
 		return newLinuxPolicy(s)
 	default:
@@ -116,6 +121,8 @@ func (osvPolicy) requeue(s *Sim, c *cpu, t *thread) { s.rqInsert(c, t) }
 func (osvPolicy) pick(s *Sim, c *cpu) *thread { return rqPopHead(s, c) }
 
 func (osvPolicy) shared() []*thread { return nil }
+
+func (osvPolicy) blocked(s *Sim, c *cpu, t *thread) {}
 
 // rqPopHead removes and returns c's first queued thread, or nil.
 func rqPopHead(s *Sim, c *cpu) *thread {

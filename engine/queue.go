@@ -25,11 +25,13 @@ const (
 	evConnect                    // a client connects (arg: client)
 	evDevice                     // a commit device write completes
 	evDebtPaid                   // a CPU on its way to idle has spent the overhead it owed (gen-checked)
+	evScxTimer                   // a sched_ext policy's timer fires (gen: the timer's)
+	evScxWatchdog                // the sched_ext watchdog checks for stalled tasks (not counted)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

@@ -152,7 +152,22 @@ type Sched struct {
 	BaseSliceUs int64 `json:"base_slice_us"`
 	// ScxSliceUs is the slice scx_simple gives a task (SCX_SLICE_DFL).
 	ScxSliceUs int64 `json:"scx_slice_us"`
+	// Scx is the sched_ext policy of sched.policy=scx.
+	Scx ScxConfig `json:"scx,omitzero"`
 }
+
+// ScxConfig is a sched_ext policy given by its source (docs/policies.md).
+type ScxConfig struct {
+	// Source is the policy, in Starlark (at most MaxScxSourceBytes). Empty
+	// runs the sched_ext core with no callbacks: the kernel's defaults.
+	Source string `json:"source,omitzero"`
+	// WatchdogMs is the watchdog timeout: a task runnable this long without
+	// running ejects the policy. 0 is the kernel's 30 s.
+	WatchdogMs int64 `json:"watchdog_ms,omitzero"`
+}
+
+// MaxScxSourceBytes bounds sched.scx.source.
+const MaxScxSourceBytes = 64 << 10
 
 // IdleSpin is the idle loop's spin window (adaptive idle spin). With Adaptive false the
 // window is fixed at Cap iterations.

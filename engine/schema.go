@@ -55,6 +55,10 @@ type Knob struct {
 	AppliesTo string `json:"applies_to,omitzero"`
 
 	applies func(sc *Scenario) bool
+	// accepts are values a choice knob takes besides Choices, not offered
+	// (sched.policy=scx needs a policy's source, which a page control cannot
+	// give).
+	accepts []string
 	get     func(sc *Scenario) reflect.Value
 }
 
@@ -65,7 +69,7 @@ func (k Knob) Applies(sc Scenario) bool { return k.applies == nil || k.applies(&
 // Applicability conditions, named as the AppliesTo text says them.
 func onKVM(sc *Scenario) bool         { return sc.Machine.Platform == "kvm" }
 func onOSv(sc *Scenario) bool         { return sc.Sched.Policy == "osv" }
-func onScx(sc *Scenario) bool         { return sc.Sched.Policy == "scx_simple" }
+func onScx(sc *Scenario) bool         { return sc.Sched.Policy == "scx_simple" || sc.Sched.Policy == "scx" }
 func onLinux(sc *Scenario) bool       { return sc.Sched.Policy == "linux" }
 func withClients(sc *Scenario) bool   { return isKind(sc, WorkloadRequestServer, WorkloadCommit) }
 func withRequests(sc *Scenario) bool  { return isKind(sc, WorkloadRequestServer) }
@@ -196,7 +200,7 @@ func KnobValue(path, value string) (any, error) {
 		}
 		return f, nil
 	}
-	if !slices.Contains(k.Choices, value) {
+	if !slices.Contains(k.Choices, value) && !slices.Contains(k.accepts, value) {
 		return nil, fieldErr(path, "%q is not one of %v", quoteBounded(value), k.Choices)
 	}
 	return value, nil
@@ -269,7 +273,9 @@ func (v *validator) checkRanges(sc *Scenario) {
 		case KindFloat:
 			v.floatRange(k.Path, val.Float(), k.Min, k.Max)
 		case KindChoice:
-			v.oneOf(k.Path, val.String(), k.Choices...)
+			if !slices.Contains(k.accepts, val.String()) {
+				v.oneOf(k.Path, val.String(), k.Choices...)
+			}
 		}
 	}
 }

@@ -56,14 +56,29 @@ type Sim struct {
 	timeSlices bool
 	// finishedNs is when a finite workload (hackbench) completed, or -1.
 	finishedNs int64
+	// scxOps are sched.policy=scx's callbacks, made from sched.scx.source.
+	scxOps ScxOps
 }
 
-// NewSim validates sc and builds the machine and workload at time 0.
-func NewSim(sc Scenario) (*Sim, error) {
+// NewSim validates sc and builds the machine and workload at time 0. A
+// scenario with a sched_ext policy's source (sched.scx.source) needs
+// NewSimScx.
+func NewSim(sc Scenario) (*Sim, error) { return NewSimScx(sc, nil) }
+
+// NewSimScx is NewSim with the compiler of sched.scx.source (the Starlark
+// binding's), which the engine does not link itself.
+func NewSimScx(sc Scenario, compile ScxCompiler) (*Sim, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	s := newSimBase(sc)
+	ops, err := scxOpsFor(sc, compile)
+	if err != nil {
+		return nil, err
+	}
+	s := newSimBase(sc, ops)
+	if k, ok := s.pol.(*ScxKernel); ok {
+		k.start()
+	}
 	s.startKernelThreads()
 	switch sc.Workload.Kind {
 	case WorkloadRequestServer:
@@ -90,9 +105,10 @@ func NewSim(sc Scenario) (*Sim, error) {
 // empty queue and rings, the metrics, idle CPUs and the policy, but no thread,
 // no event and no workload. NewSim starts the run on it; Resume (checkpoint.go)
 // loads a saved state into it.
-func newSimBase(sc Scenario) *Sim {
+func newSimBase(sc Scenario, ops ScxOps) *Sim {
 	s := &Sim{
 		sc:         sc,
+		scxOps:     ops,
 		end:        sc.DurationMs * 1e6,
 		pcg:        rand.NewPCG(sc.Seed, sc.Seed^0x5ced_91a7_d3c1_0b2f),
 		decayTauNs: float64(sc.Sched.DecayTauMs) * 1e6,
@@ -263,6 +279,10 @@ func (s *Sim) dispatch(e event) {
 		s.irqArrive(s.cpus[e.cpu], irqSource(e.arg))
 	case evTimer:
 		s.timerFire(s.threads[e.arg])
+	case evScxTimer:
+		s.pol.(*ScxKernel).timerFire(e.gen)
+	case evScxWatchdog:
+		s.pol.(*ScxKernel).watchdog()
 	default:
 		s.wl.event(s, e)
 	}

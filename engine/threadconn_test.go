@@ -174,7 +174,7 @@ func TestReuseThreadIsNewThread(t *testing.T) {
 	s, _ := tpcSim(t)
 	old := s.newThread("old", RoleWaker, 1, true)
 	old.vr, old.runNs, old.prio, old.lastRanNs, old.lastCPU, old.local = 5, 123, 0.5, 99, 3, 7
-	old.state, old.hasStep, old.remainingNs, old.wokenAtNs, old.requeuedAtNs, old.vtime = ThreadBlocked, true, 4, 8, 9, 10
+	old.state, old.hasStep, old.remainingNs, old.wokenAtNs, old.requeuedAtNs = ThreadBlocked, true, 4, 8, 9
 	s.reuseThread(old, "worker", RoleWorker, 2)
 	fresh := s.newThread("worker", RoleWorker, 2, false)
 	want := *fresh

@@ -1,0 +1,453 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The sched_ext core (docs/mechanisms.md, The sched_ext core;
+// kernel/sched/ext.c): a policy's callbacks (ScxOps, scx_ops.go) decide, the
+// core keeps the dispatch queues and runs the flow. ScxKernel is the engine's
+// policy for sched.policy=scx_simple (the Go scx_simple, scx_simple.go) and
+// sched.policy=scx (a policy from sched.scx.source).
+//
+// The flow, each step with the kernel function it follows:
+//   - a wake (select_task_rq_scx, then enqueue_task_scx): select_cpu, then
+//     runnable, then enqueue unless select_cpu inserted the task itself
+//     (direct dispatch); a task inserted into a CPU's local DSQ goes to that
+//     CPU, which is kicked if idle (the engine's wake path: its incoming list
+//     and the IPI rule of wakeIPI); one inserted into another DSQ kicks no CPU.
+//   - a CPU that needs a task (balance_one, pick_task_scx): its local DSQ,
+//     then the global DSQ (consume_global_dsq), then dispatch(cpu, prev), then
+//     its local DSQ again; nothing means idle.
+//   - a running task whose slice ran out (task_tick_scx, update_curr_scx) at a
+//     reschedule point: if anything else is queued (its CPU's local DSQ or any
+//     shared DSQ) it stops (stopping(p, true)), goes through enqueue
+//     (put_prev_task_scx, do_enqueue_task) and the CPU picks again; if
+//     nothing is, it keeps running.
+//   - a task that blocks: stopping(p, false), then quiescent
+//     (dequeue_task_scx).
+//
+// Invariants: a task is in at most one DSQ; a task is inserted once per
+// enqueue (a second insert is the policy's error, as the kernel's
+// "dispatching twice"); a DSQ is FIFO or vtime-ordered, never both
+// (dispatch_enqueue); the built-in DSQs are FIFO.
+//
+// What differs from the kernel, kept so that the Go scx_simple gives the
+// results it gave before this core (docs/mechanisms.md has the list): a prev
+// whose slice ran out is enqueued before dispatch runs, not offered first
+// (balance_one keeps prev when dispatch finds nothing; here it is kept when
+// nothing is queued anywhere, the same for scx_simple); its slice is not
+// refilled when it keeps running, so the next reschedule point with a task
+// queued ends its turn; a task the policy does not insert in enqueue is an
+// error (the kernel lets a BPF policy hold it in its own maps).
+//
+// The error exit (scx_error, scx_disable_workfn) and the watchdog
+// (scx_watchdog_workfn, check_rq_for_timeouts) eject the policy: every task
+// it queued goes back to the fair class (linux.go, the Linux reference) and
+// Results.ScxExit says when and why.
+type ScxKernel struct {
+	s       *Sim
+	ops     ScxOps
+	defined ScxOpSet
+	rule    syncRule
+	sliceNs int64 // SCX_SLICE_DFL
+	// watchdogNs is the watchdog timeout (scx_watchdog_timeout), 0 for none.
+	watchdogNs int64
+
+	global scxDSQ
+	dsqs   []scxDSQ       // user DSQs, in creation order
+	tasks  []scxTaskState // by thread id
+	// claimed is the idle cpumask's cleared bits: a CPU is idle in the scx
+	// sense when it is in its idle loop with nothing queued and not claimed
+	// since it went idle (test_and_clear_cpu_idle claims it).
+	claimed []bool
+
+	// The callback running and its context.
+	in      ScxOp
+	thisCPU int
+	cur     *thread // the task the callback is about, or nil
+	// insertable is the one task the running callback may insert (the waking
+	// or enqueued task); nil once inserted.
+	insertable *thread
+	// waking is the task a wake is placing (placeWake), else nil.
+	waking *thread
+	// During a wake: the local DSQ the task was inserted into (a CPU, or
+	// wakeSelected for the CPU select_cpu returns), or -1; and what
+	// select_cpu_dfl said.
+	wakeLocal int
+	dflCalled bool
+	dflIdle   bool
+	dflReason string
+
+	timerAt  int64 // when the policy's timer fires, or -1
+	timerCPU int
+	timerGen uint32
+
+	exitNs int64
+	exit   string
+	// saved is the policy's state for the checkpoint being written.
+	saved []byte
+	fair  *linuxPolicy // the fair class after an ejection, else nil
+}
+
+// scxTaskState is the scx part of a task (struct sched_ext_entity).
+type scxTaskState struct {
+	slice   int64 // what it was inserted with, in ns
+	vtime   int64 // dsq_vtime
+	dsq     int64 // the shared DSQ it is queued on, or scxNoDSQ
+	enabled bool
+}
+
+const (
+	scxNoDSQ     = -1
+	wakeSelected = -2
+)
+
+func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
+	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), rule: parseSyncRule(s.sc.Sched.WakeSync),
+		sliceNs: s.sc.Sched.ScxSliceUs * 1000, thisCPU: -1, wakeLocal: -1, timerAt: -1, exitNs: -1,
+		claimed: make([]bool, len(s.cpus))}
+	k.global.id = ScxDSQGlobal
+	if s.sc.Sched.Policy == "scx" {
+		k.watchdogNs = s.sc.Sched.Scx.WatchdogMs * 1e6
+		if k.watchdogNs == 0 {
+			k.watchdogNs = scxWatchdogDefaultNs
+		}
+	}
+	return k
+}
+
+// scxWatchdogDefaultNs is the kernel's SCX_WATCHDOG_MAX_TIMEOUT, the timeout
+// of a policy that sets none.
+const scxWatchdogDefaultNs = 30e9
+
+// start runs init and arms the watchdog, at time 0 of a fresh simulation (a
+// resumed one has its state from the checkpoint).
+func (k *ScxKernel) start() {
+	if k.watchdogNs > 0 {
+		k.s.at(k.watchdogNs/2, evScxWatchdog, 0, 0, 0)
+	}
+	if k.defined&ScxOpInit != 0 {
+		k.call(ScxOpInit, -1, nil, func() error { return k.ops.Init(k) })
+	}
+}
+
+// task returns t's scx state, growing the table for threads made since.
+func (k *ScxKernel) task(t *thread) *scxTaskState {
+	for len(k.tasks) <= t.id {
+		k.tasks = append(k.tasks, scxTaskState{slice: k.sliceNs, dsq: scxNoDSQ})
+	}
+	return &k.tasks[t.id]
+}
+
+func (k *ScxKernel) handle(t *thread) ScxTask { return ScxTask{k: k, t: t} }
+
+// call runs one callback with its context; an error ejects the policy. It
+// reports whether the callback succeeded.
+func (k *ScxKernel) call(op ScxOp, cpu int, t *thread, f func() error) bool {
+	if k.fair != nil {
+		return false
+	}
+	saveIn, saveCPU, saveCur := k.in, k.thisCPU, k.cur
+	k.in, k.thisCPU, k.cur = op, cpu, t
+	err := f()
+	k.in, k.thisCPU, k.cur = saveIn, saveCPU, saveCur
+	if err != nil {
+		k.eject(fmt.Sprintf("%s: %v", op, err))
+		return false
+	}
+	return true
+}
+
+// ensureEnabled calls enable the first time the policy sees t
+// (scx_enable_task).
+func (k *ScxKernel) ensureEnabled(t *thread) bool {
+	st := k.task(t)
+	if st.enabled {
+		return true
+	}
+	st.enabled = true
+	if k.defined&ScxOpEnable == 0 {
+		return true
+	}
+	return k.call(ScxOpEnable, t.cpu, t, func() error { return k.ops.Enable(k, k.handle(t)) })
+}
+
+// placeWake is the wake half of the flow: select_cpu (or select_cpu_dfl),
+// runnable, and enqueue unless select_cpu inserted the task.
+func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement {
+	if k.fair != nil || !k.ensureEnabled(t) {
+		return k.fair.placeWake(s, t, from, sync)
+	}
+	var wakeFlags int64
+	if sync {
+		wakeFlags = ScxWakeSync
+	}
+	k.wakeLocal, k.dflCalled, k.dflIdle, k.dflReason = -1, false, false, ""
+	k.insertable, k.waking = t, t
+	defer func() { k.waking = nil }()
+	cpu := t.cpu
+	ok := true
+	if k.defined&ScxOpSelectCPU != 0 {
+		ok = k.call(ScxOpSelectCPU, from, t, func() error {
+			c, err := k.ops.SelectCPU(k, k.handle(t), t.cpu, wakeFlags)
+			if err == nil {
+				err = k.checkCPU(t, c, "select_cpu returned")
+			}
+			cpu = c
+			return err
+		})
+	} else {
+		// No select_cpu: the kernel's default, with a direct insert into the
+		// found idle CPU's local DSQ (select_task_rq_scx).
+		c, idle := k.selectCPUDfl(t, t.cpu, from, wakeFlags)
+		cpu = c
+		if idle {
+			k.insertable, k.wakeLocal = nil, wakeSelected
+			k.task(t).slice = k.sliceNs
+		}
+	}
+	if ok && k.defined&ScxOpRunnable != 0 {
+		ok = k.call(ScxOpRunnable, from, t, func() error { return k.ops.Runnable(k, k.handle(t), ScxEnqWakeup) })
+	}
+	if ok && k.insertable != nil {
+		// Not inserted by select_cpu: enqueue, on the selected CPU's runqueue.
+		ok = k.enqueue(t, from, ScxEnqWakeup)
+	}
+	k.insertable = nil
+	if !ok {
+		k.takeBack(t)
+		t.state = ThreadBlocked
+		return k.fair.placeWake(s, t, from, sync)
+	}
+	switch {
+	case k.wakeLocal == wakeSelected || k.wakeLocal == cpu:
+		reason := "the policy inserted it into the selected CPU's local DSQ"
+		if k.dflCalled && k.dflIdle {
+			reason = k.dflReason
+		}
+		return placement{cpu: cpu, reason: reason}
+	case k.wakeLocal >= 0:
+		return placement{cpu: k.wakeLocal, reason: "the policy inserted it into a CPU's local DSQ (DSQ_LOCAL_ON)"}
+	}
+	reason := "the policy queued it on a shared DSQ, which kicks no CPU"
+	if k.dflCalled && !k.dflIdle {
+		reason = k.dflReason + ": the shared queue, which kicks no CPU"
+	}
+	return placement{cpu: t.cpu, shared: true, reason: reason}
+}
+
+// enqueue calls the policy's enqueue for t (or the kernel's default, the
+// global DSQ) and checks that t was inserted.
+func (k *ScxKernel) enqueue(t *thread, cpu int, flags int64) bool {
+	k.insertable = t
+	if k.defined&ScxOpEnqueue == 0 {
+		k.dsqPush(&k.global, t, k.sliceNs, flags)
+		k.insertable = nil
+		return true
+	}
+	return k.call(ScxOpEnqueue, cpu, t, func() error {
+		if err := k.ops.Enqueue(k, k.handle(t), flags); err != nil {
+			return err
+		}
+		if k.insertable != nil {
+			return fmt.Errorf("pid %d was not inserted into any DSQ: enqueue must insert the task (dsq_insert or dsq_insert_vtime); this core has no BPF maps to hold it", t.id)
+		}
+		return nil
+	})
+}
+
+// wakeIPI: an insertion into an idle CPU's local DSQ kicks it; a busy one is
+// not preempted (no ENQ_PREEMPT).
+func (k *ScxKernel) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, string) {
+	if k.fair != nil {
+		return k.fair.wakeIPI(s, c, pending, spinning)
+	}
+	if spinning {
+		return false, "target CPU is in its idle loop and will see the task"
+	}
+	if c.cur != nil {
+		return false, "target CPU is running; no wakeup preemption in scx_simple"
+	}
+	if c.wakePending {
+		return false, "a kick is already pending on the target"
+	}
+	return true, "kick the idle CPU whose local queue got the task"
+}
+
+// yieldAtStepEnd: tick (if defined), then the slice check: an expired slice
+// ends the turn when anything else is queued.
+func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
+	if k.fair == nil && k.defined&ScxOpTick != 0 {
+		t := c.cur
+		k.call(ScxOpTick, c.id, t, func() error { return k.ops.Tick(k, k.handle(t)) })
+	}
+	if k.fair != nil {
+		return k.fair.yieldAtStepEnd(s, c)
+	}
+	if k.sliceLeft(c.cur) > 0 {
+		return false
+	}
+	return len(c.rq) > 0 || k.anyQueued()
+}
+
+func (k *ScxKernel) timeSlices() bool { return false }
+
+func (k *ScxKernel) preemptReason() string {
+	if k.fair != nil {
+		return k.fair.preemptReason()
+	}
+	return "its " + fmtMs(k.sliceNs) + " ms slice expired"
+}
+
+// requeue: a task whose slice ran out stops and goes through enqueue on c.
+// With c nil (a wake placed on a shared DSQ) it is already queued.
+func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
+	if k.fair != nil {
+		k.fair.requeue(s, c, t)
+		return
+	}
+	if c == nil {
+		return
+	}
+	t.state = ThreadQueued
+	ok := k.ensureEnabled(t)
+	if ok && k.defined&ScxOpStopping != 0 {
+		ok = k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), true) })
+	}
+	if ok {
+		ok = k.enqueue(t, c.id, 0)
+	}
+	k.insertable = nil
+	if !ok {
+		k.takeBack(t)
+		k.fair.requeue(s, c, t)
+	}
+}
+
+// pick: the local DSQ, the global DSQ, then dispatch (balance_one).
+func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
+	if k.fair != nil {
+		return k.fair.pick(s, c)
+	}
+	k.claimed[c.id] = false
+	if len(c.rq) == 0 && len(k.global.q) > 0 {
+		k.moveToLocal(&k.global, c)
+	}
+	if len(c.rq) == 0 && k.defined&ScxOpDispatch != 0 {
+		var prev ScxTask
+		if c.prevThread != nil && c.prevThread.state == ThreadQueued && c.prevThread.cpu == c.id {
+			prev = k.handle(c.prevThread)
+		}
+		if !k.call(ScxOpDispatch, c.id, nil, func() error { return k.ops.Dispatch(k, c.id, prev) }) {
+			return k.fair.pick(s, c)
+		}
+	}
+	t := rqPopHead(s, c)
+	if t != nil && k.defined&ScxOpRunning != 0 {
+		if !k.call(ScxOpRunning, c.id, t, func() error { return k.ops.Running(k, k.handle(t)) }) {
+			s.rqInsert(c, t) // back at the head of its queue: the fair class picks now
+			return k.fair.pick(s, c)
+		}
+	}
+	return t
+}
+
+// blocked: the running task blocked (dequeue_task_scx): stopping, quiescent.
+func (k *ScxKernel) blocked(s *Sim, c *cpu, t *thread) {
+	if k.fair != nil {
+		return
+	}
+	if k.defined&ScxOpStopping != 0 {
+		if !k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), false) }) {
+			return
+		}
+	}
+	if k.defined&ScxOpQuiescent != 0 {
+		k.call(ScxOpQuiescent, c.id, t, func() error { return k.ops.Quiescent(k, k.handle(t), 0) })
+	}
+}
+
+// idleEnter: c goes idle, which sets its idle bit again (update_idle).
+func (k *ScxKernel) idleEnter(s *Sim, c *cpu) bool {
+	if k.fair != nil {
+		return k.fair.idleEnter(s, c)
+	}
+	k.claimed[c.id] = false
+	if k.defined&ScxOpUpdateIdle != 0 {
+		if !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, true) }) {
+			return k.fair.idleEnter(s, c)
+		}
+	}
+	return false
+}
+
+func (k *ScxKernel) servePull(s *Sim, c *cpu) {}
+
+// shared lists the tasks on the global and user DSQs.
+func (k *ScxKernel) shared() []*thread {
+	if len(k.dsqs) == 0 {
+		return k.global.q
+	}
+	if len(k.global.q) == 0 && len(k.dsqs) == 1 {
+		return k.dsqs[0].q
+	}
+	out := append([]*thread(nil), k.global.q...)
+	for i := range k.dsqs {
+		out = append(out, k.dsqs[i].q...)
+	}
+	return out
+}
+
+// sliceLeft is t's remaining slice: what it was inserted with, less what it
+// ran since it was switched in.
+func (k *ScxKernel) sliceLeft(t *thread) int64 {
+	sl := k.task(t).slice
+	if sl >= ScxSliceInf {
+		return ScxSliceInf
+	}
+	if t.state == ThreadRunning {
+		sl -= k.s.now - k.s.cpus[t.cpu].dispatchNs
+	}
+	return max(sl, 0)
+}
+
+func (k *ScxKernel) setSlice(t *thread, ns int64) {
+	ns = max(ns, 0)
+	if t.state == ThreadRunning && ns < ScxSliceInf {
+		ns += k.s.now - k.s.cpus[t.cpu].dispatchNs
+	}
+	k.task(t).slice = ns
+}
+
+// ScxExit is why and when a sched_ext policy was ejected.
+type ScxExit struct {
+	AtNs   int64  `json:"at_ns"`
+	Reason string `json:"reason"`
+}
+
+// fmtMs formats ns as milliseconds, shortest form.
+func fmtMs(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'g', -1, 64) }
+
+// scxOpsFor makes sched.policy=scx's ops: none for another policy, the
+// kernel's defaults for an empty source, else what compile makes of it.
+func scxOpsFor(sc Scenario, compile ScxCompiler) (ScxOps, error) {
+	if sc.Sched.Policy != "scx" {
+		return nil, nil
+	}
+	if sc.Sched.Scx.Source == "" {
+		return ScxNoOps{}, nil
+	}
+	if compile == nil {
+		return nil, fieldErr("sched.scx.source", "a policy's source needs the Starlark binding (package scxstar), which this build does not link; schedplay's CLI does")
+	}
+	ops, err := compile("policy.star", sc.Sched.Scx.Source)
+	if err != nil {
+		return nil, fieldErr("sched.scx.source", "%v", err)
+	}
+	return ops, nil
+}
+
+// errScxState is a policy state a checkpoint holds that the policy cannot read.
+var errScxState = fmt.Errorf("the policy's saved state does not read back")

@@ -1,0 +1,341 @@
+package engine
+
+import "fmt"
+
+// The helpers a sched_ext policy calls (the scx_bpf_* kfuncs of
+// kernel/sched/ext.c and ext_idle.c), as ScxKernel's methods. A helper used
+// wrongly returns an error naming the rule; the policy returns it from its
+// callback and is ejected (scx_error).
+
+// DSQInsert is scx_bpf_dsq_insert: insert p into dsq (a user DSQ, DSQ_GLOBAL,
+// DSQ_LOCAL or DSQ_LOCAL_ON|cpu) with slice ns (0 keeps p's slice).
+func (k *ScxKernel) DSQInsert(p ScxTask, dsq, slice, enqFlags int64) error {
+	return k.insert(p, dsq, slice, 0, enqFlags, false)
+}
+
+// DSQInsertVtime is scx_bpf_dsq_insert_vtime: insert p into user DSQ dsq in
+// vtime order, setting p's dsq_vtime.
+func (k *ScxKernel) DSQInsertVtime(p ScxTask, dsq, slice, vtime, enqFlags int64) error {
+	return k.insert(p, dsq, slice, vtime, enqFlags, true)
+}
+
+// DSQMoveToLocal is scx_bpf_dsq_move_to_local: in dispatch only, move dsq's
+// first task that may run here into this CPU's local DSQ.
+func (k *ScxKernel) DSQMoveToLocal(dsq int64) (bool, error) {
+	if k.in != ScxOpDispatch {
+		return false, fmt.Errorf("dsq_move_to_local: called from %s: only dispatch moves tasks", k.in)
+	}
+	d, err := k.sharedDSQ(dsq)
+	if err != nil {
+		return false, fmt.Errorf("dsq_move_to_local: %v", err)
+	}
+	return k.moveToLocal(d, k.s.cpus[k.thisCPU]), nil
+}
+
+// DSQMove is scx_bpf_dsq_move on a DSQ's first movable task: in dispatch or
+// timer, move it from dsq to dst (DSQ_LOCAL_ON|cpu for a CPU's local DSQ, or
+// a shared DSQ); false when dsq has no task that may go there.
+func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
+	if k.in != ScxOpDispatch && k.in != ScxOpTimer {
+		return false, fmt.Errorf("dsq_move: called from %s: only dispatch and timer move tasks", k.in)
+	}
+	d, err := k.sharedDSQ(dsq)
+	if err != nil {
+		return false, fmt.Errorf("dsq_move: %v", err)
+	}
+	if dst&^int64(0xffff) == ScxDSQLocalOn || dst == ScxDSQLocal {
+		cpu := k.thisCPU
+		if dst != ScxDSQLocal {
+			cpu = int(dst & 0xffff)
+		}
+		if cpu < 0 || cpu >= len(k.s.cpus) {
+			return false, fmt.Errorf("dsq_move: DSQ_LOCAL_ON | %d: CPU out of range 0..%d", cpu, len(k.s.cpus)-1)
+		}
+		for _, t := range d.q {
+			if !t.pinned || t.cpu == cpu {
+				dsqRemove(d, t)
+				k.task(t).dsq = scxNoDSQ
+				t.state = ThreadBlocked // in transit: insertLocal queues it
+				k.insertLocal(t, cpu, 0)
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	to, err := k.sharedDSQ(dst)
+	if err != nil {
+		return false, fmt.Errorf("dsq_move: %v", err)
+	}
+	if len(d.q) == 0 || to == d {
+		return false, nil
+	}
+	if to.vtime {
+		return false, fmt.Errorf("dsq_move: DSQ %d is vtime-ordered: only FIFO moves are modelled", to.id)
+	}
+	t := d.q[0]
+	dsqRemove(d, t)
+	k.dsqPush(to, t, k.task(t).slice, 0)
+	return true, nil
+}
+
+// CreateDSQ is scx_bpf_create_dsq: a user DSQ with id 0..ScxDSQMaxUser-1.
+func (k *ScxKernel) CreateDSQ(id int64) error {
+	if id < 0 || id >= ScxDSQMaxUser {
+		return fmt.Errorf("create_dsq: id %d: user DSQ ids are 0..%d", id, ScxDSQMaxUser-1)
+	}
+	if k.userDSQ(id) != nil {
+		return fmt.Errorf("create_dsq: DSQ %d exists already", id)
+	}
+	const maxDSQs = 1024
+	if len(k.dsqs) >= maxDSQs {
+		return fmt.Errorf("create_dsq: %d DSQs is the limit", maxDSQs)
+	}
+	k.dsqs = append(k.dsqs, scxDSQ{id: id})
+	return nil
+}
+
+// DSQNrQueued is scx_bpf_dsq_nr_queued.
+func (k *ScxKernel) DSQNrQueued(dsq int64) (int, error) {
+	switch {
+	case dsq == ScxDSQLocal:
+		if k.thisCPU < 0 {
+			return 0, fmt.Errorf("dsq_nr_queued: DSQ_LOCAL outside a CPU's callback")
+		}
+		c := k.s.cpus[k.thisCPU]
+		return len(c.rq) + len(c.incoming), nil
+	case dsq&^int64(0xffff) == ScxDSQLocalOn:
+		cpu := int(dsq & 0xffff)
+		if cpu >= len(k.s.cpus) {
+			return 0, fmt.Errorf("dsq_nr_queued: DSQ_LOCAL_ON | %d: CPU out of range 0..%d", cpu, len(k.s.cpus)-1)
+		}
+		c := k.s.cpus[cpu]
+		return len(c.rq) + len(c.incoming), nil
+	}
+	d, err := k.sharedDSQ(dsq)
+	if err != nil {
+		return 0, fmt.Errorf("dsq_nr_queued: %v", err)
+	}
+	return len(d.q), nil
+}
+
+// idleCPU reports whether c's bit is set in the idle cpumask: in its idle
+// loop with nothing queued and not claimed since. A CPU still spending the
+// overhead of the task that left it (payDebt, state running) is not idle yet.
+func (k *ScxKernel) idleCPU(c *cpu) bool {
+	return c.cur == nil && c.state != CPUIRQ && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0 && !k.claimed[c.id]
+}
+
+// anyIdle is !cpumask_empty(idle mask).
+func (k *ScxKernel) anyIdle() bool {
+	for _, c := range k.s.cpus {
+		if k.idleCPU(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// SelectCPUDfl is scx_bpf_select_cpu_dfl: the previous CPU or an idle one,
+// with the scenario's WAKE_SYNC rule (wakesync.go); idle reports that the CPU
+// was found idle (and claimed).
+func (k *ScxKernel) SelectCPUDfl(p ScxTask, prevCPU int, wakeFlags int64) (int, bool, error) {
+	if k.in != ScxOpSelectCPU {
+		return 0, false, fmt.Errorf("select_cpu_dfl: called from %s: only select_cpu may", k.in)
+	}
+	if err := k.checkCPU(p.t, prevCPU, "select_cpu_dfl: prev_cpu"); err != nil {
+		return 0, false, err
+	}
+	cpu, idle := k.selectCPUDfl(p.t, prevCPU, k.thisCPU, wakeFlags)
+	return cpu, idle, nil
+}
+
+// selectCPUDfl is scx_select_cpu_dfl (ext_idle.c) in the published order: the
+// WAKE_SYNC branch (by the scenario's rule), then the previous CPU if idle,
+// then any idle CPU, else the previous CPU, not idle. The later steps claim
+// the CPU they find (test_and_clear_cpu_idle); the WAKE_SYNC branch claims
+// nothing. from is the waker's CPU, -1 for a wake from outside.
+func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (int, bool) {
+	s := k.s
+	k.dflCalled = true
+	if wakeFlags&ScxWakeSync != 0 && from >= 0 && (!t.pinned || t.cpu == from) {
+		wc := s.cpus[from]
+		empty := len(wc.rq) == 0 && len(wc.incoming) == 0
+		reason := ""
+		switch {
+		case k.rule == syncOld && k.anyIdle():
+			reason = "WAKE_SYNC (old rule): a CPU is idle somewhere, so the wakee joins the waker's CPU"
+		case k.rule == syncProposed && empty:
+			reason = "WAKE_SYNC (proposed rule): the waker CPU's local queue is empty, so the wakee joins it, idle CPUs or not"
+		case k.rule == syncNew && empty && k.anyIdle():
+			reason = "WAKE_SYNC (new rule): a CPU is idle somewhere and the waker CPU's local queue is empty"
+		}
+		if reason != "" {
+			k.dflIdle, k.dflReason = true, reason
+			return from, true
+		}
+	}
+	if pc := s.cpus[prev]; k.idleCPU(pc) {
+		k.claimed[pc.id] = true
+		k.dflIdle, k.dflReason = true, "previous CPU is idle (claimed)"
+		return prev, true
+	}
+	for _, c := range s.cpus {
+		if (!t.pinned || c.id == t.cpu) && k.idleCPU(c) {
+			k.claimed[c.id] = true
+			k.dflIdle, k.dflReason = true, "an idle CPU was found (claimed)"
+			return c.id, true
+		}
+	}
+	k.dflIdle, k.dflReason = false, "no idle CPU"
+	return prev, false
+}
+
+// TestAndClearCPUIdle is scx_bpf_test_and_clear_cpu_idle: claim cpu if idle.
+func (k *ScxKernel) TestAndClearCPUIdle(cpu int) (bool, error) {
+	if cpu < 0 || cpu >= len(k.s.cpus) {
+		return false, fmt.Errorf("test_and_clear_cpu_idle: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)
+	}
+	c := k.s.cpus[cpu]
+	if !k.idleCPU(c) {
+		return false, nil
+	}
+	k.claimed[cpu] = true
+	return true, nil
+}
+
+// PickIdleCPU is scx_bpf_pick_idle_cpu: claim and return the first idle CPU
+// p may run on, or -1.
+func (k *ScxKernel) PickIdleCPU(p ScxTask) int {
+	for _, c := range k.s.cpus {
+		if p.Allowed(c.id) && k.idleCPU(c) {
+			k.claimed[c.id] = true
+			return c.id
+		}
+	}
+	return -1
+}
+
+// IdleCPUMaskEmpty reports whether no CPU is idle.
+func (k *ScxKernel) IdleCPUMaskEmpty() bool { return !k.anyIdle() }
+
+// KickCPU is scx_bpf_kick_cpu: an IPI makes cpu reschedule (and so dispatch);
+// KICK_IDLE only if it is idle; KICK_PREEMPT expires its task's slice.
+func (k *ScxKernel) KickCPU(cpu int, flags int64) error {
+	if cpu < 0 || cpu >= len(k.s.cpus) {
+		return fmt.Errorf("kick_cpu: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)
+	}
+	k.kick(k.s.cpus[cpu], flags)
+	return nil
+}
+
+func (k *ScxKernel) kick(c *cpu, flags int64) {
+	s := k.s
+	idle := c.cur == nil && (c.state == CPUHalted || c.state == CPUSpinning)
+	if flags&ScxKickIdle != 0 && !idle {
+		return
+	}
+	if flags&ScxKickPreempt != 0 && c.cur != nil {
+		k.setSlice(c.cur, 0)
+	}
+	from := k.thisCPU
+	if k.in == ScxOpTimer {
+		from = -1 // the timer's softirq owes nothing to a task
+	} else if c.id == k.thisCPU {
+		return // the CPU the callback runs for reschedules when it returns
+	}
+	if c.wakePending || c.state == CPUIRQ {
+		return // a kick is on its way, or the CPU reschedules at its next point anyway
+	}
+	if c.state == CPUSpinning && c.cur == nil {
+		s.noticeWhileSpinning(c)
+		return
+	}
+	if c.cur == nil && !idle {
+		return // paying its debt: it reschedules when done
+	}
+	c.wakePending = true
+	s.decide(DecIPISent, max(k.thisCPU, 0), c.id, -1, "kick_cpu", int64(c.load()))
+	s.sendIPI(from, c, IPIWakeup, -1)
+}
+
+// ThisCPU is the CPU the callback runs for (the waker's in select_cpu, -1 for
+// a wake from outside the machine).
+func (k *ScxKernel) ThisCPU() int { return k.thisCPU }
+
+// NrCPUs is the number of CPUs.
+func (k *ScxKernel) NrCPUs() int { return len(k.s.cpus) }
+
+// NowNs is the simulated time.
+func (k *ScxKernel) NowNs() int64 { return k.s.now }
+
+// SliceDflNs is SCX_SLICE_DFL (sched.scx_slice_us).
+func (k *ScxKernel) SliceDflNs() int64 { return k.sliceNs }
+
+// TimerStart arms the policy's timer to call timer after ns (bpf_timer_start);
+// a timer already armed is replaced.
+func (k *ScxKernel) TimerStart(ns int64) error {
+	if ns <= 0 || ns > 60e9 {
+		return fmt.Errorf("timer_start: %d ns: want 1 ns to 60 s", ns)
+	}
+	k.timerGen++
+	k.timerAt = k.s.now + ns
+	k.timerCPU = max(k.thisCPU, 0)
+	k.s.at(k.timerAt, evScxTimer, k.timerCPU, 0, k.timerGen)
+	return nil
+}
+
+// Print records msg in the decision record of the CPU the callback runs for.
+func (k *ScxKernel) Print(msg string) {
+	const maxPrint = 200
+	if len(msg) > maxPrint {
+		msg = msg[:maxPrint] + "..."
+	}
+	thread := -1
+	if k.cur != nil {
+		thread = k.cur.id
+	}
+	k.s.decide(DecPolicyPrint, max(k.thisCPU, 0), -1, thread, msg, 0)
+}
+
+// Task returns the task with pid, or false.
+func (k *ScxKernel) Task(pid int) (ScxTask, bool) {
+	if pid < 0 || pid >= len(k.s.threads) {
+		return ScxTask{}, false
+	}
+	return k.handle(k.s.threads[pid]), true
+}
+
+// timerFire runs the policy's timer callback.
+func (k *ScxKernel) timerFire(gen uint32) {
+	if gen != k.timerGen || k.timerAt != k.s.now {
+		return
+	}
+	k.timerAt = -1
+	if k.defined&ScxOpTimer != 0 {
+		k.call(ScxOpTimer, k.timerCPU, nil, func() error { return k.ops.Timer(k) })
+	}
+}
+
+// watchdog is check_rq_for_timeouts: a task runnable for longer than the
+// timeout without running ejects the policy; the check runs every half
+// timeout (scx_watchdog_workfn). Its event is not counted in Events, so that
+// a run's numbers do not depend on whether a watchdog watched it.
+func (k *ScxKernel) watchdog() {
+	s := k.s
+	s.events--
+	if k.fair != nil {
+		return
+	}
+	for _, t := range s.threads {
+		since := t.wokenAtNs
+		if since < 0 {
+			since = t.requeuedAtNs
+		}
+		if since >= 0 && t.state != ThreadRunning && t.state != ThreadBlocked && s.now-since > k.watchdogNs {
+			k.eject(fmt.Sprintf("watchdog: runnable task stall: pid %d (%s) has not run for %s ms (the timeout is %s ms)",
+				t.id, t.name, fmtMs(s.now-since), fmtMs(k.watchdogNs)))
+			return
+		}
+	}
+	s.at(s.now+k.watchdogNs/2, evScxWatchdog, 0, 0, 0)
+}
