@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func TestDecodeScenarioErrorsNameTheField(t *testing.T) {
 		{"top-level array", `[]`, nil, "", "must be a JSON object, not an array"},
 		{"NaN-free numbers", `{"version":1,"machine":{"host_contention_per_s":-1}}`, nil, "machine.host_contention_per_s", "below the minimum 0"},
 		{"bad arm knob", `{"version":1,"arms":[{"name":"a","set":{"nope":"1"}}]}`, nil, "arms.0.set.nope", "unknown knob"},
-		{"oversized", `{"version":1,"description":"` + strings.Repeat("x", MaxScenarioBytes) + `"}`, nil, "", "larger than the limit of 16384 bytes"},
+		{"oversized", `{"version":1,"description":"` + strings.Repeat("x", MaxScenarioBytes) + `"}`, nil, "", fmt.Sprintf("larger than the limit of %d bytes", MaxScenarioBytes)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {

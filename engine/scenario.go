@@ -167,7 +167,7 @@ type ScxConfig struct {
 }
 
 // MaxScxSourceBytes bounds sched.scx.source.
-const MaxScxSourceBytes = 64 << 10
+const MaxScxSourceBytes = 32 << 10
 
 // IdleSpin is the idle loop's spin window (adaptive idle spin). With Adaptive false the
 // window is fixed at Cap iterations.
@@ -347,10 +347,13 @@ const (
 	MaxDeviceUs         = 1_000_000
 	MaxWakeSourcesPerS  = 100_000
 	MaxHostContentionPS = 1_000_000
-	MaxScenarioBytes    = 16 << 10
-	MaxArms             = 8
-	MaxHackbenchTasks   = 8192
-	MaxSyncPairsTasks   = 1024
+	// MaxScenarioBytes leaves room for a policy's source (MaxScxSourceBytes),
+	// which JSON escaping of its newlines and quotes can nearly double, beside
+	// the 16 KB any other scenario fits in.
+	MaxScenarioBytes  = 16<<10 + 2*MaxScxSourceBytes
+	MaxArms           = 8
+	MaxHackbenchTasks = 8192
+	MaxSyncPairsTasks = 1024
 	// MaxTPCBScale bounds the row-lock table (11 rows per unit of scale); far
 	// below it, with at most MaxClients clients, a row is rarely wanted twice.
 	MaxTPCBScale = 10_000

@@ -442,7 +442,7 @@ func scxOpsFor(sc Scenario, compile ScxCompiler) (ScxOps, error) {
 	if compile == nil {
 		return nil, fieldErr("sched.scx.source", "a policy's source needs the Starlark binding (package scxstar), which this build does not link; schedplay's CLI does")
 	}
-	ops, err := compile("policy.star", sc.Sched.Scx.Source)
+	ops, err := compile("policy.star", sc.Sched.Scx.Source, sc.Sched.ScxSliceUs*1000)
 	if err != nil {
 		return nil, fieldErr("sched.scx.source", "%v", err)
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The helpers a sched_ext policy calls (the scx_bpf_* kfuncs of
 // kernel/sched/ext.c and ext_idle.c), as ScxKernel's methods. A helper used
@@ -265,6 +268,11 @@ func (k *ScxKernel) ThisCPU() int { return k.thisCPU }
 // NrCPUs is the number of CPUs.
 func (k *ScxKernel) NrCPUs() int { return len(k.s.cpus) }
 
+// scxTimerMinNs is the shortest policy timer, 1 µs: the kernel's hrtimers
+// (which BPF timers are) slack by tens of µs on most systems anyway, and
+// scx_central's timer runs at 1 ms.
+const scxTimerMinNs = 1000
+
 // NowNs is the simulated time.
 func (k *ScxKernel) NowNs() int64 { return k.s.now }
 
@@ -272,10 +280,12 @@ func (k *ScxKernel) NowNs() int64 { return k.s.now }
 func (k *ScxKernel) SliceDflNs() int64 { return k.sliceNs }
 
 // TimerStart arms the policy's timer to call timer after ns (bpf_timer_start);
-// a timer already armed is replaced.
+// a timer already armed is replaced. The shortest is scxTimerMinNs: a timer
+// re-armed at 1 ns from its own callback would make a run of seconds billions
+// of events, a hang in all but name.
 func (k *ScxKernel) TimerStart(ns int64) error {
-	if ns <= 0 || ns > 60e9 {
-		return fmt.Errorf("timer_start: %d ns: want 1 ns to 60 s", ns)
+	if ns < scxTimerMinNs || ns > 60e9 {
+		return fmt.Errorf("timer_start: %d ns: want 1 µs (1000) to 60 s", ns)
 	}
 	k.timerGen++
 	k.timerAt = k.s.now + ns
@@ -288,7 +298,7 @@ func (k *ScxKernel) TimerStart(ns int64) error {
 func (k *ScxKernel) Print(msg string) {
 	const maxPrint = 200
 	if len(msg) > maxPrint {
-		msg = msg[:maxPrint] + "..."
+		msg = strings.ToValidUTF8(msg[:maxPrint], "") + "..." // not half a character
 	}
 	thread := -1
 	if k.cur != nil {

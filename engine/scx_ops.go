@@ -98,8 +98,9 @@ type ScxOps interface {
 }
 
 // ScxCompiler makes a policy's ops from its source (sched.scx.source); the
-// Starlark binding provides one. name is what errors call the source.
-type ScxCompiler func(name, source string) (ScxOps, error)
+// Starlark binding provides one. name is what errors call the source;
+// sliceDflNs is SCX_SLICE_DFL (sched.scx_slice_us).
+type ScxCompiler func(name, source string, sliceDflNs int64) (ScxOps, error)
 
 // ScxNoOps defines no callback; embed it to define only some.
 type ScxNoOps struct{}
