@@ -1,0 +1,17 @@
+// Package scxstar runs sched_ext policies written in Starlark on the engine's
+// sched_ext core (engine.ScxKernel; docs/policies.md has the API, and
+// examples/policies/ has scx_simple, scx_central and a WAKE_SYNC variant).
+//
+// Compile turns a policy's source into engine.ScxOps: each callback the
+// source defines (init, enable, select_cpu, enqueue, dispatch, runnable,
+// running, stopping, quiescent, update_idle, tick, timer) is called by the
+// core with the module scx for its helpers. Starlark is hermetic (no clock,
+// no I/O, insertion-ordered dicts, deterministic hashing); this binding adds
+// no math module, keeps DSQ ids and flags in int32 range, and bounds every
+// callback with a step budget (SetMaxExecutionSteps), so a policy gives the
+// same decisions natively and in js/wasm and cannot hang a run. A policy's
+// state is its globals' lists and dicts, which a checkpoint saves (state.go).
+//
+// The engine does not import this package, so the page's engine worker does
+// not carry an interpreter; the CLI links it (engine.NewSimScx with Compile).
+package scxstar

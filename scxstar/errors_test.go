@@ -1,0 +1,117 @@
+package scxstar
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"schedplay/engine"
+)
+
+// TestCompileErrors: a source that cannot become a policy is refused by Compile
+// with the file, line and column (or the callback) and what is wrong.
+func TestCompileErrors(t *testing.T) {
+	for _, tc := range []struct {
+		desc, src string
+		want      []string // substrings of the error, in any order
+	}{
+		{"syntax error", "def enqueue(p, f):\n    scx.dsq_insert(p, 0,\n", []string{"bad.star:3:1: syntax error"}},
+		{"undefined name", "def enqueue(p, f):\n    dsq_insert(p, 0, 1)\n", []string{"bad.star:2:5", "undefined: dsq_insert"}},
+		{"callback not a function", "enqueue = 3\n", []string{"bad.star", "enqueue is a int, not a function"}},
+		{"helper at the top level", "scx.create_dsq(1)\n", []string{"bad.star:1:15", "create_dsq: called at the top level"}},
+		{"top level over its budget", "def f():\n    n = 0\n    while True:\n        n += 1\nf()\n", []string{"bad.star:1:1", "the top level is over its step budget (2000000 steps)", "bad.star:5:2: in <toplevel>"}},
+		{"global reassigned", "x = 1\nx = 2\n", []string{"bad.star:2:1", "cannot reassign global x"}},
+		{"no math module", "load(\"math.star\", \"sqrt\")\n", []string{"bad.star:1:"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			_, err := Compile("bad.star", tc.src, 20_000_000)
+			if err == nil {
+				t.Fatal("compiled")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error does not say %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestRuntimeErrorsEject: a policy that breaks a rule of the core while it runs
+// is ejected (the kernel's error exit, scx_error); Results.ScxExit names the
+// callback, the line of the policy, and the rule, and the run goes on under the
+// fair class to its horizon with work done after the ejection.
+func TestRuntimeErrorsEject(t *testing.T) {
+	const head = "SHARED = 1\n\ndef init():\n    scx.create_dsq(SHARED)\n\ndef dispatch(cpu, prev):\n    scx.dsq_move_to_local(SHARED)\n\n"
+	for _, tc := range []struct {
+		desc, src string
+		want      []string
+	}{
+		{"unknown helper", head + "def enqueue(p, f):\n    scx.dsq_insert_fifo(p, SHARED, scx.SLICE_DFL)\n",
+			[]string{"enqueue", "policy.star:10:", "dsq_insert_fifo"}},
+		{"DSQ never created", head + "def enqueue(p, f):\n    scx.dsq_insert(p, 7, scx.SLICE_DFL)\n",
+			[]string{"enqueue", "policy.star:10:", "DSQ 7 was never created"}},
+		{"inserted twice", head + "def enqueue(p, f):\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n",
+			[]string{"enqueue", "policy.star:11:", "already queued or running", "dispatching it twice"}},
+		{"CPU out of range", head + "def enqueue(p, f):\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n\ndef select_cpu(p, prev_cpu, wake_flags):\n    return 99\n",
+			[]string{"select_cpu", "CPU 99", "out of range"}},
+		{"not inserted", head + "def enqueue(p, f):\n    pass\n",
+			[]string{"enqueue", "was not inserted into any DSQ"}},
+		{"over the step budget", head + "def enqueue(p, f):\n    while True:\n        pass\n",
+			[]string{"enqueue: policy.star:9:1", "enqueue is over its step budget (100000 steps)", "in enqueue"}},
+		{"select_cpu returns a string", head + "def enqueue(p, f):\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n\ndef select_cpu(p, prev_cpu, wake_flags):\n    return \"cpu0\"\n",
+			[]string{"select_cpu returned string, not a CPU number"}},
+		{"scx.error", head + "def enqueue(p, f):\n    scx.error(\"gave up on pid %d\" % p.pid)\n",
+			[]string{"enqueue", "policy.star:10:", "gave up on pid"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			res := runEjected(t, tc.src)
+			for _, w := range tc.want {
+				if !strings.Contains(res.ScxExit.Reason, w) {
+					t.Errorf("the reason does not say %q:\n%s", w, res.ScxExit.Reason)
+				}
+			}
+		})
+	}
+}
+
+// TestWatchdogEjectsStarvation: a policy that queues tasks and never runs them
+// (dispatch moves nothing) is ejected by the watchdog once a runnable task has
+// waited its timeout (scx_watchdog_workfn, check_rq_for_timeouts), and the fair
+// class then runs the work.
+func TestWatchdogEjectsStarvation(t *testing.T) {
+	src := "SHARED = 1\n\ndef init():\n    scx.create_dsq(SHARED)\n\ndef select_cpu(p, prev_cpu, wake_flags):\n    return prev_cpu\n\n" +
+		"def enqueue(p, f):\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n"
+	res := runEjected(t, src)
+	if !regexp.MustCompile(`watchdog: runnable task stall: pid \d+ .* has not run for [0-9.]+ ms \(the timeout is 50 ms\)`).MatchString(res.ScxExit.Reason) {
+		t.Errorf("reason %q does not name the stalled task and the timeout", res.ScxExit.Reason)
+	}
+	if at := res.ScxExit.AtNs; at < 50e6 || at > 150e6 {
+		t.Errorf("ejected at %d ns: want within a timeout or two of the stall (50-150 ms)", at)
+	}
+}
+
+// runEjected runs src on a short saturated-sync and requires that it was
+// ejected and that work completed after the ejection, under the fair class.
+func runEjected(t *testing.T, src string) engine.Results {
+	t.Helper()
+	sc := readExample(t, "saturated-sync", "sched.policy=scx_simple", "duration_ms=600", "warmup_ms=300")
+	sc = withPolicy(sc, src)
+	sc.Sched.Scx.WatchdogMs = 50
+	s, err := engine.NewSimScx(sc, CompilerNamed("policy.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	res := s.Run()
+	if res.ScxExit == nil {
+		t.Fatal("the policy was not ejected")
+	}
+	if res.ScxExit.AtNs >= 300e6 {
+		t.Fatalf("ejected at %d ns, after the measured window began: the test cannot see the fair class run", res.ScxExit.AtNs)
+	}
+	if res.Completed == 0 {
+		t.Errorf("no work completed in the measured window after the ejection: %+v", res)
+	}
+	return res
+}

@@ -1,0 +1,226 @@
+package scxstar
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"schedplay/engine"
+)
+
+// Step budgets: what one callback, and the top level with init, may execute
+// (Starlark's implementation-defined steps, fixed by the pinned version). A
+// policy over budget is ejected, never left to stall the run.
+const (
+	CallbackSteps = 100_000
+	InitSteps     = 2_000_000
+)
+
+// callbacks are the ops a policy may define, in engine.ScxOp bit order.
+var callbackNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
+	"running", "stopping", "quiescent", "update_idle", "tick", "timer"}
+
+// Policy is a compiled Starlark policy: engine.ScxOps over its callbacks.
+type Policy struct {
+	name    string
+	thread  *starlark.Thread
+	globals starlark.StringDict
+	fns     [len(callbackNames)]starlark.Callable
+	defined engine.ScxOpSet
+	// k is the core during a callback (the helpers act on it), else nil.
+	k   *engine.ScxKernel
+	cur starlark.Value // the task the callback is about (print's thread)
+}
+
+// Compile parses and runs a policy's top level (name is what errors call the
+// file; sliceDflNs is scx.SLICE_DFL). Its errors name the file, line and
+// column.
+func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
+	p := &Policy{name: name}
+	predeclared := starlark.StringDict{"scx": newModule(p, sliceDflNs)}
+	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: false, Recursion: false}
+	_, prog, err := starlark.SourceProgramOptions(opts, name, src, predeclared.Has)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	p.thread = &starlark.Thread{Name: name, Print: p.print}
+	p.thread.SetMaxExecutionSteps(InitSteps)
+	globals, err := prog.Init(p.thread, predeclared)
+	if err != nil {
+		return nil, p.runError("the top level", InitSteps, err)
+	}
+	p.globals = globals
+	for i, n := range callbackNames {
+		v, ok := globals[n]
+		if !ok {
+			continue
+		}
+		fn, ok := v.(*starlark.Function)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s is a %s, not a function: a callback is a def", name, n, v.Type())
+		}
+		p.fns[i] = fn
+		p.defined |= 1 << i
+	}
+	return p, nil
+}
+
+// Compiler is an engine.ScxCompiler for Compile.
+func Compiler(name, src string, sliceDflNs int64) (engine.ScxOps, error) {
+	p, err := Compile(name, src, sliceDflNs)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// CompilerNamed is Compiler with errors naming the file name, whatever the
+// engine calls the source.
+func CompilerNamed(name string) engine.ScxCompiler {
+	return func(_, src string, sliceDflNs int64) (engine.ScxOps, error) { return Compiler(name, src, sliceDflNs) }
+}
+
+func compileError(err error) error {
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: syntax error: %s", se.Pos, se.Msg)
+	}
+	return err // resolve errors already read "file:line:col: msg"
+}
+
+// runError reports a Starlark error as file:line:col of the innermost
+// Starlark frame, the message, and the traceback.
+func (p *Policy) runError(where string, budget uint64, err error) error {
+	var ee *starlark.EvalError
+	if !errors.As(err, &ee) {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	pos := p.name
+	for i := len(ee.CallStack) - 1; i >= 0; i-- {
+		if fr := ee.CallStack[i]; fr.Pos.Filename() != "<builtin>" {
+			pos = fr.Pos.String()
+			break
+		}
+	}
+	msg := ee.Msg
+	if strings.Contains(msg, "too many steps") {
+		msg = fmt.Sprintf("%s is over its step budget (%d steps): a callback must return promptly", where, budget)
+	}
+	return fmt.Errorf("%s: %s\n%s", pos, msg, ee.Backtrace())
+}
+
+// call runs callback i with args under the step budget.
+func (p *Policy) call(k *engine.ScxKernel, op engine.ScxOp, cur starlark.Value, args ...starlark.Value) (starlark.Value, error) {
+	i := 0
+	for op>>i != 1 {
+		i++
+	}
+	p.k, p.cur = k, cur
+	defer func() { p.k, p.cur = nil, nil }()
+	budget := uint64(CallbackSteps)
+	if op == engine.ScxOpInit {
+		budget = InitSteps
+	}
+	p.thread.SetMaxExecutionSteps(p.thread.Steps + budget)
+	v, err := starlark.Call(p.thread, p.fns[i], starlark.Tuple(args), nil)
+	if err != nil {
+		p.thread.Uncancel()
+		return nil, p.runError(callbackNames[i], budget, err)
+	}
+	return v, nil
+}
+
+func (p *Policy) print(_ *starlark.Thread, msg string) {
+	if p.k != nil {
+		p.k.Print(msg)
+	}
+}
+
+func (p *Policy) task(k *engine.ScxKernel, t engine.ScxTask) starlark.Value {
+	if !t.Valid() {
+		return starlark.None
+	}
+	return &task{p: p, t: t}
+}
+
+// The engine.ScxOps methods.
+
+func (p *Policy) Defined() engine.ScxOpSet { return p.defined }
+
+func (p *Policy) Init(k *engine.ScxKernel) error {
+	_, err := p.call(k, engine.ScxOpInit, nil)
+	return err
+}
+
+func (p *Policy) Enable(k *engine.ScxKernel, t engine.ScxTask) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpEnable, v, v)
+	return err
+}
+
+func (p *Policy) SelectCPU(k *engine.ScxKernel, t engine.ScxTask, prevCPU int, wakeFlags int64) (int, error) {
+	v := p.task(k, t)
+	r, err := p.call(k, engine.ScxOpSelectCPU, v, v, starlark.MakeInt(prevCPU), starlark.MakeInt64(wakeFlags))
+	if err != nil {
+		return 0, err
+	}
+	cpu, err := starlark.AsInt32(r)
+	if err != nil {
+		return 0, fmt.Errorf("%s: select_cpu returned %s, not a CPU number", p.name, r.Type())
+	}
+	return cpu, nil
+}
+
+func (p *Policy) Enqueue(k *engine.ScxKernel, t engine.ScxTask, enqFlags int64) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpEnqueue, v, v, starlark.MakeInt64(enqFlags))
+	return err
+}
+
+func (p *Policy) Dispatch(k *engine.ScxKernel, cpu int, prev engine.ScxTask) error {
+	_, err := p.call(k, engine.ScxOpDispatch, nil, starlark.MakeInt(cpu), p.task(k, prev))
+	return err
+}
+
+func (p *Policy) Runnable(k *engine.ScxKernel, t engine.ScxTask, enqFlags int64) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpRunnable, v, v, starlark.MakeInt64(enqFlags))
+	return err
+}
+
+func (p *Policy) Running(k *engine.ScxKernel, t engine.ScxTask) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpRunning, v, v)
+	return err
+}
+
+func (p *Policy) Stopping(k *engine.ScxKernel, t engine.ScxTask, runnable bool) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpStopping, v, v, starlark.Bool(runnable))
+	return err
+}
+
+func (p *Policy) Quiescent(k *engine.ScxKernel, t engine.ScxTask, deqFlags int64) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpQuiescent, v, v, starlark.MakeInt64(deqFlags))
+	return err
+}
+
+func (p *Policy) UpdateIdle(k *engine.ScxKernel, cpu int, idle bool) error {
+	_, err := p.call(k, engine.ScxOpUpdateIdle, nil, starlark.MakeInt(cpu), starlark.Bool(idle))
+	return err
+}
+
+func (p *Policy) Tick(k *engine.ScxKernel, t engine.ScxTask) error {
+	v := p.task(k, t)
+	_, err := p.call(k, engine.ScxOpTick, v, v)
+	return err
+}
+
+func (p *Policy) Timer(k *engine.ScxKernel) error {
+	_, err := p.call(k, engine.ScxOpTimer, nil)
+	return err
+}
