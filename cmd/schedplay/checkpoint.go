@@ -37,13 +37,13 @@ func (cf checkpointFlags) check(fs *flag.FlagSet, tf traceFlags) error {
 
 // runCheckpointed runs sc (from cf.from, or time zero) to its horizon, saving
 // its state at cf.at on the way. label names the scenario in messages.
-func runCheckpointed(sc engine.Scenario, label string, cf checkpointFlags) (engine.Results, error) {
+func runCheckpointed(sc engine.Scenario, label string, cf checkpointFlags, compile engine.ScxCompiler) (engine.Results, error) {
 	var sim *engine.Sim
 	var err error
 	if cf.from != "" {
-		sim, err = resumeFile(sc, label, cf.from)
+		sim, err = resumeFile(sc, label, cf.from, compile)
 	} else {
-		sim, err = engine.NewSim(sc)
+		sim, err = engine.NewSimScx(sc, compile)
 	}
 	if err != nil {
 		return engine.Results{}, err
@@ -79,12 +79,12 @@ func runCheckpointed(sc engine.Scenario, label string, cf checkpointFlags) (engi
 // resumeFile resumes sc from the checkpoint in path, or says why it cannot:
 // another format version, another scenario (naming the knobs that differ), or
 // a file that is not a whole checkpoint.
-func resumeFile(sc engine.Scenario, label, path string) (*engine.Sim, error) {
+func resumeFile(sc engine.Scenario, label, path string, compile engine.ScxCompiler) (*engine.Sim, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--from: %w", err)
 	}
-	sim, err := engine.Resume(sc, data)
+	sim, err := engine.ResumeScx(sc, data, compile)
 	if err == nil {
 		return sim, nil
 	}

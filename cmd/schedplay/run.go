@@ -6,14 +6,16 @@ import (
 	"schedplay/engine"
 )
 
-// cmdRun: schedplay run FILE [--set path=value ...] [--format table|json|csv] [--trace out.json]
-// [--checkpoint-at T --checkpoint-out PATH] [--from PATH]
+// cmdRun: schedplay run FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv]
+// [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH]
 func (a *app) cmdRun(args []string) error {
-	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH]")
+	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH]")
 	var sets stringList
 	format := formatFlag("table")
 	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
 	fs.Var(&format, "format", "output `format`: table, json or csv")
+	var pf policyFlag
+	fs.StringVar(&pf.path, "policy", "", "run a sched_ext policy written in Starlark from `file` (sched.policy=scx; docs/policies.md)")
 	var tf traceFlags
 	fs.StringVar(&tf.path, "trace", "", "also write a Chrome trace-event `file` (Perfetto, chrome://tracing)")
 	fs.Float64Var(&tf.fromMs, "trace-from-ms", -1, "start of the traced window in simulated `ms` (default: end of warm-up)")
@@ -40,14 +42,17 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := pf.apply(&sc); err != nil {
+		return err
+	}
 	if cf.used() {
-		res, err := runCheckpointed(sc, src.label, cf)
+		res, err := runCheckpointed(sc, src.label, cf, pf.compiler())
 		if err != nil {
 			return err
 		}
 		return writeRun(a.stdout, string(format), sc, res)
 	}
-	res, err := a.runOne(sc, tf)
+	res, err := a.runOne(sc, tf, pf.compiler())
 	if err != nil {
 		return err
 	}
@@ -56,12 +61,16 @@ func (a *app) cmdRun(args []string) error {
 
 // runOne runs sc to its horizon. With a trace path the trace writer drives the
 // simulation itself (it must drain the bounded event buffers as it goes) and the
-// results are read from the finished simulation afterwards.
-func (a *app) runOne(sc engine.Scenario, tf traceFlags) (engine.Results, error) {
+// results are read from the finished simulation afterwards. compile compiles a
+// sched_ext policy's source (sched.policy=scx), which a.simulate does not run.
+func (a *app) runOne(sc engine.Scenario, tf traceFlags, compile engine.ScxCompiler) (engine.Results, error) {
 	if tf.path == "" {
+		if sc.Sched.Policy == "scx" {
+			return runScx(sc, compile)
+		}
 		return a.simulate(sc)
 	}
-	sim, err := engine.NewSim(sc)
+	sim, err := engine.NewSimScx(sc, compile)
 	if err != nil {
 		return engine.Results{}, err
 	}

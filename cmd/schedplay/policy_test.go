@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"schedplay/engine"
+)
+
+// TestRunPolicy: --policy runs a Starlark policy from a file; the Starlark
+// scx_simple gives the Go scx_simple's output, from zero and resumed from a
+// checkpoint; a bad policy is refused (exit 2) or ejected, and either way the
+// message names the file and line.
+func TestRunPolicy(t *testing.T) {
+	simple := filepath.Join("..", "..", "examples", "policies", "scx_simple.star")
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	run := func(t *testing.T, want int, args ...string) testApp {
+		t.Helper()
+		a := newTestApp(t, engine.Run)
+		if code := a.main(append([]string{"run", "ab", "--set", "duration_ms=150", "--set", "warmup_ms=50", "--format", "json"}, args...)); code != want {
+			t.Fatalf("%v: exit %d, want %d; stderr:\n%s", args, code, want, a.errOut)
+		}
+		return a
+	}
+
+	goOut := run(t, 0, "--set", "sched.policy=scx_simple").out.String()
+	if got := run(t, 0, "--set", "sched.policy=scx_simple", "--policy", simple).out.String(); got != goOut {
+		t.Errorf("the Starlark scx_simple prints:\n%.600s\nthe Go one:\n%.600s", got, goOut)
+	}
+	ck := filepath.Join(dir, "at60.ckpt")
+	run(t, 0, "--set", "sched.policy=scx_simple", "--policy", simple, "--checkpoint-at", "60ms", "--checkpoint-out", ck)
+	if got := run(t, 0, "--set", "sched.policy=scx_simple", "--policy", simple, "--from", ck).out.String(); got != goOut {
+		t.Errorf("resumed from 60 ms, the Starlark scx_simple prints:\n%.600s\nfrom zero, the Go one:\n%.600s", got, goOut)
+	}
+
+	for _, tc := range []struct {
+		desc, file, src string
+		code            int
+		where           string // stderr or stdout
+		want            []string
+	}{
+		{"syntax error", "syntax.star", "def enqueue(p, f)\n    pass\n", 2, "stderr", []string{"syntax.star:2:1: syntax error: got newline, want ':'", "sched.scx.source"}},
+		{"ejected", "ejected.star", "def enqueue(p, f):\n    scx.dsq_insert(p, 9, scx.SLICE_DFL)\n", 0, "stdout", []string{`"scx_exit"`, "ejected.star:2:", "DSQ 9 was never created"}},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			a := run(t, tc.code, "--policy", write(tc.file, tc.src))
+			got := a.errOut.String()
+			if tc.where == "stdout" {
+				got = a.out.String()
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s does not say %q:\n%.1500s", tc.where, w, got)
+				}
+			}
+		})
+	}
+	if a := run(t, 2, "--policy", filepath.Join(dir, "missing.star")); !strings.Contains(a.errOut.String(), "--policy") {
+		t.Errorf("a missing policy file: stderr does not name --policy:\n%s", a.errOut)
+	}
+	if a := run(t, 2, "--policy", write("huge.star", "#"+strings.Repeat("x", engine.MaxScxSourceBytes))); !strings.Contains(a.errOut.String(), "sched.scx.source") {
+		t.Errorf("an oversized policy: stderr does not name sched.scx.source:\n%s", a.errOut)
+	}
+}
