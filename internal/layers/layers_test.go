@@ -139,7 +139,13 @@ func checkLayerOrder(t *testing.T, pkgs map[string]pkg, target string) {
 		forbidden []string
 	}{
 		// The engine is pure: no front end, nothing that draws or serves.
-		{"schedplay/engine", []string{"schedplay/", "net/http"}},
+		{"schedplay/engine", []string{"schedplay/", "net/http", "go.starlark.net"}},
+		// A policy's interpreter sits on the engine only; the page's engine
+		// workers and the view model do not carry it (the first-visit bundle
+		// has no room for it), the CLI does.
+		{"schedplay/scxstar", []string{"schedplay/view", "schedplay/playground", "schedplay/preview", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
+		{"schedplay/wasm", []string{"schedplay/scxstar", "go.starlark.net"}},
+		{"schedplay/playground", []string{"schedplay/scxstar", "go.starlark.net"}},
 		// The calibration's verdicts, quoted in view's formats; view itself
 		// does not carry them, as the engine worker links view.
 		{"schedplay/docs", []string{"schedplay/preview", "schedplay/playground", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
