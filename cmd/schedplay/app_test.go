@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,7 +190,7 @@ func TestLoad(t *testing.T) {
 func TestStdinTooLarge(t *testing.T) {
 	a := newTestApp(t, fakeSim)
 	a.stdin = strings.NewReader(`{"version":1,"description":"` + strings.Repeat("x", engine.MaxScenarioBytes) + `"}`)
-	if code := a.main([]string{"run", "-"}); code != 2 || !strings.Contains(a.errOut.String(), "stdin: the scenario is larger than the limit of 16384 bytes") {
+	if code := a.main([]string{"run", "-"}); code != 2 || !strings.Contains(a.errOut.String(), fmt.Sprintf("stdin: the scenario is larger than the limit of %d bytes", engine.MaxScenarioBytes)) {
 		t.Errorf("exit %d, stderr %q", code, a.errOut)
 	}
 }

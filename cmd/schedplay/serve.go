@@ -20,7 +20,7 @@ import (
 )
 
 // Timeouts of the local server. Reads are bounded so a slow or stalled client
-// cannot hold a connection (a share body is at most 16 KiB); the write timeout
+// cannot hold a connection (a share body is at most engine.MaxScenarioBytes, 80 KiB); the write timeout
 // leaves room for the playground's wasm (several MiB) on a slow link.
 const (
 	serveReadHeaderTimeout = 5 * time.Second
