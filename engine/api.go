@@ -273,8 +273,8 @@ type Results struct {
 	// TPC-B row locks).
 	RowLocks RowLockResults `json:"row_locks,omitzero"`
 	// ScxExit says when and why a sched_ext policy was ejected (its error,
-	// or the watchdog); nil when it was not.
-	ScxExit *ScxExit `json:"scx_exit,omitzero"`
+	// or the watchdog); zero when it was not (ScxExit.Ejected).
+	ScxExit ScxExit `json:"scx_exit,omitzero"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`

@@ -21,7 +21,7 @@ func (s *Sim) ResultsWindow(i int) Results {
 		r.ElapsedS = float64(s.finishedNs) / 1e9
 	}
 	if k, ok := s.pol.(*ScxKernel); ok && k.exitNs >= 0 {
-		r.ScxExit = &ScxExit{AtNs: k.exitNs, Reason: k.exit}
+		r.ScxExit = ScxExit{AtNs: k.exitNs, Reason: k.exit}
 	}
 	if winNs > 0 {
 		sec := float64(winNs) / 1e9

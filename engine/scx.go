@@ -421,11 +421,16 @@ func (k *ScxKernel) setSlice(t *thread, ns int64) {
 	k.task(t).slice = ns
 }
 
-// ScxExit is why and when a sched_ext policy was ejected.
+// ScxExit is why and when a sched_ext policy was ejected; the zero value is
+// a run whose policy was not. A value, not a pointer: Results crosses the
+// page's worker wire (AppendBinaryValue), which carries no pointers.
 type ScxExit struct {
 	AtNs   int64  `json:"at_ns"`
 	Reason string `json:"reason"`
 }
+
+// Ejected reports whether the policy was ejected (every ejection has a reason).
+func (e ScxExit) Ejected() bool { return e.Reason != "" }
 
 // fmtMs formats ns as milliseconds, shortest form.
 func fmtMs(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'g', -1, 64) }

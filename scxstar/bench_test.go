@@ -32,7 +32,7 @@ func BenchmarkPolicy(b *testing.B) {
 					}
 					s.SetVisual(false)
 					res := s.Run()
-					if res.ScxExit != nil {
+					if res.ScxExit.Ejected() {
 						b.Fatalf("ejected: %s", res.ScxExit.Reason)
 					}
 					events += res.Events

@@ -104,7 +104,7 @@ func runEjected(t *testing.T, src string) engine.Results {
 	}
 	s.SetVisual(false)
 	res := s.Run()
-	if res.ScxExit == nil {
+	if !res.ScxExit.Ejected() {
 		t.Fatal("the policy was not ejected")
 	}
 	if res.ScxExit.AtNs >= 300e6 {

@@ -177,7 +177,7 @@ func TestExamples(t *testing.T) {
 				sc := readExample(t, ex.name, append(append([]string{"sched.policy=scx_simple"}, ex.sets...), pc.sets...)...)
 				sc = withPolicy(sc, policySource(t, name))
 				r := runExamplePolicy(t, sc, name+".star")
-				if r.res.ScxExit != nil {
+				if r.res.ScxExit.Ejected() {
 					t.Fatalf("ejected at %d ns: %s", r.res.ScxExit.AtNs, r.res.ScxExit.Reason)
 				}
 				if r.res.Completed <= 0 {

@@ -40,7 +40,7 @@ func FuzzPolicy(f *testing.F) {
 		}
 		s.SetVisual(false)
 		res := s.Run()
-		if res.ScxExit != nil && res.ScxExit.Reason == "" {
+		if res.ScxExit.AtNs != 0 && !res.ScxExit.Ejected() {
 			t.Fatal("ejected without a reason")
 		}
 	})

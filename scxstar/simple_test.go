@@ -30,7 +30,7 @@ func TestStarlarkSimpleEqualsGo(t *testing.T) {
 			sc := readExample(t, tc.example, append([]string{"sched.policy=scx_simple"}, tc.sets...)...)
 			goOut, _ := runJSON(t, sc)
 			starOut, s := runJSON(t, withPolicy(sc, src))
-			if r := s.Results(); r.ScxExit != nil {
+			if r := s.Results(); r.ScxExit.Ejected() {
 				t.Fatalf("the Starlark policy was ejected: %+v", r.ScxExit)
 			}
 			if !bytes.Equal(goOut, starOut) {
