@@ -33,8 +33,14 @@ type finiteWorkload interface {
 // connecting), so the estimate also takes the most transactions the workload could
 // complete in the time left, bounded by its clients' round trips and by the vCPUs'
 // CPU time, at the events per transaction the probe measured; the larger of the
-// two counts. Deterministic, and rough, which is all a limit needs.
+// two counts. Deterministic, and rough, which is all a limit needs. A sched_ext
+// policy's source is checked (Validate) but not compiled for the probe, which
+// the engine cannot do: the probe runs the core's defaults instead.
 func EstimateEvents(sc Scenario) (int64, error) {
+	if err := sc.Validate(); err != nil {
+		return 0, err
+	}
+	sc.Sched.Scx.Source = ""
 	s, err := NewSim(sc)
 	if err != nil {
 		return 0, err

@@ -72,3 +72,38 @@ func TestRunPolicy(t *testing.T) {
 		t.Errorf("an oversized policy: stderr does not name sched.scx.source:\n%s", a.errOut)
 	}
 }
+
+// TestRunInlinePolicy: a scenario that carries its policy (sched.policy=scx,
+// sched.scx.source) runs as --policy does, its work estimated before it starts.
+func TestRunInlinePolicy(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "policies", "scx_simple.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := engine.DecodeScenario(mustRead(t, filepath.Join("testdata", "examples", "ab.json")), "duration_ms=150", "warmup_ms=50", "sched.policy=scx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Sched.Scx.Source = string(src)
+	doc, err := sc.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "inline.json")
+	if err := os.WriteFile(file, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		a := newTestApp(t, engine.Run)
+		if code := a.main(append([]string{"run", "--format", "json"}, args...)); code != 0 {
+			t.Fatalf("%v: exit %d; stderr:\n%s", args, code, a.errOut)
+		}
+		return a.out.String()
+	}
+	inline := run(file)
+	flag := run("ab", "--set", "duration_ms=150", "--set", "warmup_ms=50", "--policy", filepath.Join("..", "..", "examples", "policies", "scx_simple.star"))
+	if inline != flag {
+		t.Errorf("the scenario's own policy prints:\n%.600s\n--policy prints:\n%.600s", inline, flag)
+	}
+}
