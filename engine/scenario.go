@@ -159,7 +159,10 @@ type Sched struct {
 // ScxConfig is a sched_ext policy given by its source (docs/policies.md).
 type ScxConfig struct {
 	// Source is the policy, in Starlark (at most MaxScxSourceBytes). Empty
-	// runs the sched_ext core with no callbacks: the kernel's defaults.
+	// runs the sched_ext core with no callbacks: the kernel's defaults. Only
+	// sched.policy=scx runs it; under another policy it is kept and not run,
+	// so that one scenario compares its policy with a built-in one (an arm
+	// that sets sched.policy=scx_simple, say).
 	Source string `json:"source,omitzero"`
 	// WatchdogMs is the watchdog timeout: a task runnable this long without
 	// running ejects the policy. 0 is the kernel's 30 s.

@@ -26,9 +26,6 @@ func (sc *Scenario) Validate() error {
 	if len(s.Scx.Source) > MaxScxSourceBytes {
 		v.fail("sched.scx.source", "is %d bytes, above the limit %d", len(s.Scx.Source), MaxScxSourceBytes)
 	}
-	if s.Scx.Source != "" && s.Policy != "scx" {
-		v.fail("sched.scx.source", "is set, but sched.policy is %q: a policy's source runs under sched.policy=scx", s.Policy)
-	}
 	if s.Scx.WatchdogMs != 0 {
 		v.intRange("sched.scx.watchdog_ms", s.Scx.WatchdogMs, 10, 60_000)
 	}
