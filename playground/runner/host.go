@@ -30,6 +30,10 @@ type Host struct {
 	arms  []*hostArm
 	rr    int // index of the arm served last (round robin)
 	frame Frame
+	// compile makes a sched_ext policy's ops from sched.scx.source, or is nil:
+	// the default engine worker links no interpreter, so it refuses such a
+	// scenario by the field's name (SetCompiler).
+	compile engine.ScxCompiler
 }
 
 // hostArm is one simulation and its queue of requests.
@@ -71,6 +75,10 @@ type request struct {
 func NewHost(clock func() float64, emit func(*Frame)) *Host {
 	return &Host{clock: clock, emit: emit}
 }
+
+// SetCompiler sets what compiles a scenario's sched_ext policy
+// (sched.scx.source): the policy worker's Starlark binding (scxstar).
+func (h *Host) SetCompiler(compile engine.ScxCompiler) { h.compile = compile }
 
 // Start adds a simulation of sc. The engine builds it when the first request is
 // served, so that cost, too, falls inside a work budget.
@@ -168,7 +176,7 @@ func (h *Host) serve(a *hostArm) {
 		a.startedMs = h.clock()
 	}
 	if a.sim == nil && a.err == "" {
-		a.build()
+		a.build(h.compile)
 	}
 	switch {
 	case a.err != "" || req.answerNow || a.sim.Done():
@@ -196,8 +204,8 @@ func (h *Host) serve(a *hostArm) {
 
 // build makes the arm's simulation: resumed from its checkpoint when it has one
 // the engine accepts (with the warm-up window this Host adds), else at time
-// zero, with the warm-up window added.
-func (a *hostArm) build() {
+// zero, with the warm-up window added. compile compiles a policy's source.
+func (a *hostArm) build(compile engine.ScxCompiler) {
 	// The same estimate the CLI and the share API make: a scenario that would
 	// run for hours is refused, naming its fields, before it starts.
 	if err := engine.CheckWork(a.sc); err != nil {
@@ -206,7 +214,7 @@ func (a *hostArm) build() {
 	}
 	if ck := a.checkpoint; ck != nil {
 		a.checkpoint = nil
-		sim, err := engine.Resume(a.sc, ck)
+		sim, err := engine.ResumeScx(a.sc, ck, compile)
 		if err == nil && a.sc.WarmupMs > 0 {
 			if a.warmupWindow = sim.WindowIndex(0, a.sc.WarmupMs); a.warmupWindow < 0 {
 				err = errors.New("it does not measure the warm-up")
@@ -218,7 +226,7 @@ func (a *hostArm) build() {
 		}
 		a.resumeErr, a.warmupWindow = err.Error(), -1
 	}
-	sim, err := engine.NewSim(a.sc)
+	sim, err := engine.NewSimScx(a.sc, compile)
 	if err != nil {
 		a.err = "the engine refused this scenario: " + err.Error()
 		return

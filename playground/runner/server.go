@@ -1,5 +1,7 @@
 package runner
 
+import "schedplay/engine"
+
 // Server is the worker's side of Remote: it decodes the page's command batches,
 // runs them on a Host, and encodes the answers. The worker program (wasm/worker)
 // only moves bytes: Handle what arrives, Work in budgets between yields to its
@@ -23,6 +25,9 @@ func NewServer(clock func() float64) *Server {
 	})
 	return s
 }
+
+// SetCompiler sets what compiles a scenario's sched_ext policy (Host.SetCompiler).
+func (s *Server) SetCompiler(compile engine.ScxCompiler) { s.host.SetCompiler(compile) }
 
 // Handle applies a batch of commands. A malformed batch is applied up to the
 // error, which is returned for the worker to log.
