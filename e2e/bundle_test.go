@@ -33,6 +33,20 @@ func TestBundleBudget(t *testing.T) {
 		t.Fatalf("the bundle is over its budget: %s", wasmbuild.Describe(parts))
 	}
 	t.Log(wasmbuild.Describe(parts))
+	if _, ok := part(parts, wasmbuild.PolicyWorkerPath); ok {
+		t.Errorf("a first visit downloads the policy worker (%s): it is for policies only", wasmbuild.PolicyWorkerPath)
+	}
+
+	// The policy worker: the engine worker with the Starlark interpreter,
+	// fetched when a policy runs, within its own budget.
+	pw, err := wasmbuild.PolicyWorker(repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pw.Brotli == 0 || pw.Sent() > wasmbuild.PolicyWorkerBudgetBytes {
+		t.Errorf("the policy worker sends %d bytes (gzip %d, brotli %d), over its budget of %d", pw.Sent(), pw.Gzip, pw.Brotli, wasmbuild.PolicyWorkerBudgetBytes)
+	}
+	t.Logf("policy worker: %d bytes sent (gzip %d), budget %d", pw.Sent(), pw.Gzip, wasmbuild.PolicyWorkerBudgetBytes)
 
 	// The saved states: a pack for every scenario the bundle saves, each and
 	// all within their budgets (what a first jump fetches, what the

@@ -5,21 +5,26 @@
 // engine panic), is posted to the page as {error}, which it shows instead of
 // waiting. Started as engine-worker.js?job=trace, the same program writes one
 // Chrome trace for the page's download and ends (wasm/worker/trace_js.go).
+// With policy=1 it starts static/schedplay-policy-worker.wasm instead: the same
+// program with the Starlark interpreter, for arms that run a sched_ext policy
+// of the user's (sched.scx.source); the default one carries none.
 'use strict';
 importScripts('/wasm_exec.js');
-self.schedplayJob = new URLSearchParams(self.location.search).get('job') || 'engine';
+const params = new URLSearchParams(self.location.search);
+self.schedplayJob = params.get('job') || 'engine';
+const wasmURL = params.get('policy') === '1' ? '/schedplay-policy-worker.wasm' : '/schedplay-worker.wasm';
 self.schedplayQueue = [];
 self.onmessage = (e) => { self.schedplayQueue.push(e.data); };
 (async () => {
   const go = new Go();
   let inst;
   try {
-    inst = (await WebAssembly.instantiateStreaming(fetch('/schedplay-worker.wasm'), go.importObject)).instance;
+    inst = (await WebAssembly.instantiateStreaming(fetch(wasmURL), go.importObject)).instance;
   } catch (streamErr) {
     // A server without the application/wasm type: fall back to a plain fetch,
     // and if that fails too, say both why.
-    const resp = await fetch('/schedplay-worker.wasm');
-    if (!resp.ok) throw new Error('/schedplay-worker.wasm: HTTP ' + resp.status + ' (' + streamErr.message + ')');
+    const resp = await fetch(wasmURL);
+    if (!resp.ok) throw new Error(wasmURL + ': HTTP ' + resp.status + ' (' + streamErr.message + ')');
     try {
       inst = (await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject)).instance;
     } catch (e) {

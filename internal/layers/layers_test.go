@@ -144,6 +144,8 @@ func checkLayerOrder(t *testing.T, pkgs map[string]pkg, target string) {
 		// workers and the view model do not carry it (the first-visit bundle
 		// has no room for it), the CLI does.
 		{"schedplay/scxstar", []string{"schedplay/view", "schedplay/playground", "schedplay/preview", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}},
+		// (The policy worker, wasm/worker built with -tags scx, links it; this
+		// check lists the default build.)
 		{"schedplay/wasm", []string{"schedplay/scxstar", "go.starlark.net"}},
 		{"schedplay/playground", []string{"schedplay/scxstar", "go.starlark.net"}},
 		// The calibration's verdicts, quoted in view's formats; view itself

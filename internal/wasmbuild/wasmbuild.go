@@ -28,12 +28,19 @@ const (
 	GzipPath       = "static/schedplay.wasm.gz"
 	WorkerPath     = "static/schedplay-worker.wasm"
 	WorkerGzipPath = "static/schedplay-worker.wasm.gz"
-	WasmExecPath   = "static/wasm_exec.js"
+	// PolicyWorkerPath is the engine worker built with the Starlark binding
+	// (-tags scx), which the page starts only for an arm whose scenario
+	// carries a sched_ext policy: not part of a first visit (Bundle), with a
+	// budget of its own (PolicyWorkerBudgetBytes).
+	PolicyWorkerPath     = "static/schedplay-policy-worker.wasm"
+	PolicyWorkerGzipPath = "static/schedplay-policy-worker.wasm.gz"
+	WasmExecPath         = "static/wasm_exec.js"
 )
 
-// target is one program of the bundle and its compiler flags.
+// target is one program of the bundle, its build tags and its compiler flags.
 type target struct {
 	pkg, wasm, gzip string
+	tags            string
 	gcflags         []string
 }
 
@@ -51,11 +58,17 @@ type target struct {
 // rest of the standard library and the trace writer without inlining (22 KB:
 // fmt, reflect, strconv, time and syscall/js run per message or per chunk, not
 // per event, and a trace job writes what a run does, not the run).
+//
+// The policy worker is the engine worker with the Starlark binding (build tag
+// scx), compiled alike, and the interpreter (go.starlark.net) inlined too: it
+// runs a policy's callbacks at nearly every event.
 func targets() []target {
+	worker := []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
+		"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l"}
 	return []target{
-		{"./wasm", WasmPath, GzipPath, []string{"-gcflags=all=-l", "-gcflags=runtime="}},
-		{"./wasm/worker", WorkerPath, WorkerGzipPath, []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
-			"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l"}},
+		{"./wasm", WasmPath, GzipPath, "", []string{"-gcflags=all=-l", "-gcflags=runtime="}},
+		{"./wasm/worker", WorkerPath, WorkerGzipPath, "", worker},
+		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx", append(worker, "-gcflags=go.starlark.net/...=")},
 	}
 }
 
@@ -66,7 +79,7 @@ func targets() []target {
 // go.sum pin the dependencies. They are the saved states' inputs too
 // (EnsureCheckpoints). TestInputDirsCoverTheBundle keeps the list whole.
 func inputDirs() []string {
-	return []string{"engine", "trace", "view", "playground", "wasm", "examples", "docs", "internal/shareapi"}
+	return []string{"engine", "trace", "view", "playground", "wasm", "examples", "docs", "internal/shareapi", "scxstar"}
 }
 
 // EnsureBuilt builds each program of the bundle under repoRoot whose wasm is
@@ -193,6 +206,9 @@ func build(root, goBin string, tg target, out string) error {
 	// A unique name: the tests and a server may build at the same time.
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
 	args := append([]string{"build", "-trimpath", "-ldflags=-s -w"}, tg.gcflags...)
+	if tg.tags != "" {
+		args = append(args, "-tags="+tg.tags)
+	}
 	cmd := exec.Command(goBin, append(args, "-o", tmp, tg.pkg)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")

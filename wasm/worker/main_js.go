@@ -57,6 +57,7 @@ func main() {
 	// Go's monotonic clock under js/wasm is performance.now().
 	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
 	srv := runner.NewServer(clock)
+	srv.SetCompiler(policyCompiler())
 	self := js.Global()
 	uint8Array := self.Get("Uint8Array")
 	console := self.Get("console")
