@@ -81,7 +81,10 @@ func panelKnobs() []panelKnob {
 		{id: "rx-queues", path: "workload.rx_queues", group: GroupWorkload, ladder: rxQueuesLadder()},
 		{id: "rss", path: "workload.rss", group: GroupWorkload},
 		{id: "policy", path: "sched.policy", group: GroupSched,
-			names: map[string]string{"osv": "OSv", "scx_simple": "sched_ext scx_simple", "linux": "Linux (EEVDF-like)"}},
+			// "scx" is not offered (a policy's source comes with it), but a
+			// shared scenario may carry one: the select then shows its name.
+			names: map[string]string{"osv": "OSv", "scx_simple": "sched_ext scx_simple", "linux": "Linux (EEVDF-like)",
+				"scx": "sched_ext, its own policy"}},
 		{id: "wake-sync", path: "sched.wake_sync", group: GroupSched,
 			names: map[string]string{"old": "old: any CPU idle", "new": "new: a CPU idle and the waker's queue empty",
 				"proposed": "proposed: the waker's queue empty"}},

@@ -57,6 +57,19 @@ func reconcile(presets []Preset, preset string, knobs []urlstate.Knob, shared []
 	return s, append(probs, knobProbs...)
 }
 
+// SharedRunsPolicy reports whether a shared scenario (a /s/{id} page's bytes,
+// nil for none) runs a sched_ext policy of its own (sched.policy=scx with
+// sched.scx.source): the page then starts the policy worker, which carries the
+// Starlark interpreter the default engine worker does without. A scenario that
+// does not decode runs the default preset instead (resolveSource), so no.
+func SharedRunsPolicy(shared []byte) bool {
+	if shared == nil {
+		return false
+	}
+	sc, err := engine.DecodeScenario(shared)
+	return err == nil && sc.Sched.Policy == "scx" && sc.Sched.Scx.Source != ""
+}
+
 // resolveSource picks the scenario the knobs apply to: the shared one, else the
 // named preset, else the default preset, else the engine's default scenario.
 func resolveSource(presets []Preset, name string, shared []byte) (source, []string) {

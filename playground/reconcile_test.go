@@ -156,3 +156,28 @@ func TestWithKnob(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedRunsPolicy: only a shared scenario that decodes and carries a
+// policy's source asks for the policy worker.
+func TestSharedRunsPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		desc, doc string
+		want      bool
+	}{
+		{"no share", "", false},
+		{"a preset's scenario", `{"version":1}`, false},
+		{"the core's defaults, no source", `{"version":1,"sched":{"policy":"scx"}}`, false},
+		{"a policy", `{"version":1,"sched":{"policy":"scx","scx":{"source":"def enqueue(p, f):\n    pass\n"}}}`, true},
+		{"a broken scenario", `{"version":1,"sched":{"policy":"scx","scx":{"source":"x"}},"nope":1}`, false},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			var shared []byte
+			if tc.doc != "" {
+				shared = []byte(tc.doc)
+			}
+			if got := SharedRunsPolicy(shared); got != tc.want {
+				t.Errorf("SharedRunsPolicy = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -335,6 +335,11 @@
       input.checked = cv.value === '1';
       input.setAttribute('aria-checked', String(input.checked));
     } else {
+      // A value the select does not offer (a shared scenario's own sched_ext
+      // policy) is shown by its name rather than as a blank select.
+      if (input.tagName === 'SELECT' && ![...input.options].some((o) => o.value === cv.value)) {
+        input.append(el('option', { value: cv.value, text: cv.display || cv.value }));
+      }
       input.value = cv.value;
     }
   }

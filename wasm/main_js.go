@@ -33,7 +33,9 @@ func main() {
 	// The page script leaves the URL's fragment and any shared scenario in
 	// window.schedplayBoot before starting the program.
 	frag, shared, shareID := bootArgs()
-	run, runName := startRunner()
+	// A shared scenario that carries a sched_ext policy needs the policy
+	// worker, which the default worker's first visit does without.
+	run, runName := startRunner(playground.SharedRunsPolicy(shared))
 	m := playground.New(playground.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared,
 		Runner: run, RunnerName: runName, Saved: newSavedStates(shareID)})
 	m.NoteStartup("presets", tPresets)

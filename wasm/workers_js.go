@@ -28,15 +28,17 @@ func (t *workerTransport) Post(w int, msg []byte) {
 // draws, needs a core too), and returns a runner over them and its name for
 // state(). A browser that cannot start workers is told why
 // over the stage: the page's binary carries no simulation code of its own (that
-// would put the page over its size budget).
-func startRunner() (runner.Runner, string) {
+// would put the page over its size budget). With policy the workers are the
+// policy worker (engine-worker.js?policy=1), which runs a scenario's own
+// sched_ext policy.
+func startRunner(policy bool) (runner.Runner, string) {
 	g := js.Global()
 	n := 1
 	if hc := g.Get("navigator").Get("hardwareConcurrency"); hc.Type() == js.TypeNumber && hc.Int() >= 3 {
 		n = 2
 	}
 	t := &workerTransport{uint8Array: g.Get("Uint8Array")}
-	workers, err := newWorkers(n)
+	workers, err := newWorkers(n, policy)
 	if err != nil {
 		logError(err)
 		return &runner.Unavailable{Reason: "this page runs the simulator in Web Workers, and the browser would not start one (" + err.Error() + ")"}, "none"
@@ -66,11 +68,15 @@ func startRunner() (runner.Runner, string) {
 	if n > 1 {
 		name = "2 workers"
 	}
+	if policy {
+		name += " (policy)"
+	}
 	return remote, name
 }
 
-// newWorkers starts n workers, or reports why the browser would not.
-func newWorkers(n int) (workers []js.Value, err error) {
+// newWorkers starts n workers (policy workers with policy), or reports why the
+// browser would not.
+func newWorkers(n int, policy bool) (workers []js.Value, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err, _ = p.(error)
@@ -83,8 +89,12 @@ func newWorkers(n int) (workers []js.Value, err error) {
 	if ctor.Type() != js.TypeFunction {
 		return nil, errors.New("this browser has no Web Workers")
 	}
+	url := "/engine-worker.js"
+	if policy {
+		url += "?policy=1"
+	}
 	for range n {
-		workers = append(workers, ctor.New("/engine-worker.js"))
+		workers = append(workers, ctor.New(url))
 	}
 	return workers, nil
 }
