@@ -18,7 +18,8 @@ import (
 // TestSharedPolicyRuns: a shared scenario that carries its own sched_ext
 // policy (sched.policy=scx, sched.scx.source) opens on the policy worker and
 // shows, at a t= moment, exactly the results the native engine computes with
-// the same policy from time zero, in every arm the page compares.
+// the same policy from time zero, in every arm the page compares; an arm's
+// trace download runs on the policy worker too.
 func TestSharedPolicyRuns(t *testing.T) {
 	if os.Getenv("SCHEDPLAY_E2E_URL") != "" {
 		t.Skip("needs the test's own share stand-in")
@@ -85,5 +86,12 @@ func TestSharedPolicyRuns(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("arm %d (%v) at %d ns:\n page   %s\n native %s", i, a.Set, atNs, got, want)
 		}
+	}
+
+	// The arm's trace re-runs it from zero on a policy worker of its own.
+	eval[bool](t, ctx, `document.querySelector('#trace-buttons button:nth-child(1)').click(), true`)
+	waitFor(t, ctx, `(t => t.startsWith('Saved ') || t.includes('refused') || t.includes('failed'))(document.getElementById('trace-status').textContent)`, 2*time.Minute)
+	if got := eval[string](t, ctx, `document.getElementById('trace-status').textContent`); !strings.HasPrefix(got, "Saved ") {
+		t.Errorf("the policy arm's trace: %q", got)
 	}
 }

@@ -47,7 +47,7 @@
     if (running) { finish('Cancelled.'); return; }
     const res = window.schedplayCore.traceJob(arm);
     if (res.error) { note = res.error; render(); return; }
-    const worker = new Worker('/engine-worker.js?job=trace');
+    const worker = new Worker('/engine-worker.js?job=trace' + (res.policy ? '&policy=1' : ''));
     running = { worker, arm };
     status.textContent = 'Preparing the trace: re-running the arm…';
     worker.onmessage = (e) => {

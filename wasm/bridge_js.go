@@ -1,6 +1,7 @@
 package main
 
 import (
+	"schedplay/playground/runner"
 	"strconv"
 	"syscall/js"
 )
@@ -55,16 +56,21 @@ func registerBridge(g *game, problems []string) {
 	fn("shareFragment", func([]js.Value) any { return m.ShareFragment() })
 	fn("embedCode", func(args []js.Value) any { return m.EmbedCode(str(args, 0)) })
 	fn("set", func(args []js.Value) any { return m.Set(str(args, 0), str(args, 1)) })
-	// traceJob returns {file, job} (job: the bytes to post to the worker that runs it,
-	// static/trace.js) or {error}.
+	// traceJob returns {file, job, policy} (job: the bytes to post to the worker
+	// that runs it, static/trace.js; policy: that worker must be the policy
+	// worker) or {error}.
 	fn("traceJob", func(args []js.Value) any {
 		job, file, err := m.TraceJob(int(num(args, 0)))
 		if err != nil {
 			return map[string]any{"error": err.Error()}
 		}
+		decoded, err := runner.DecodeTraceJob(job)
+		if err != nil {
+			return map[string]any{"error": err.Error()}
+		}
 		u8 := js.Global().Get("Uint8Array").New(len(job))
 		js.CopyBytesToJS(u8, job)
-		return map[string]any{"file": file, "job": u8}
+		return map[string]any{"file": file, "job": u8, "policy": decoded.RunsPolicy()}
 	})
 	fn("click", func(args []js.Value) any { m.Click(num(args, 0), num(args, 1)); return nil })
 	fn("cmd", func(args []js.Value) any {

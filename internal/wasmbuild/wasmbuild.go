@@ -1,6 +1,8 @@
 // Package wasmbuild builds the playground's browser bundle: static/schedplay.wasm
-// (the page: Ebiten and the view model) and static/schedplay-worker.wasm (the
-// engine worker), both GOOS=js GOARCH=wasm and stripped, their gzip siblings for
+// (the page: Ebiten and the view model), static/schedplay-worker.wasm (the
+// engine worker) and static/schedplay-policy-worker.wasm (the engine worker with
+// the Starlark interpreter, for scenarios with their own sched_ext policy), all
+// GOOS=js GOARCH=wasm and stripped, their gzip siblings for
 // precompressed serving, and wasm_exec.js from the same Go toolchain (the glue must
 // match the compiler). It rebuilds only what is older than an input, so `schedplay
 // serve` and the browser tests can call it on every start.

@@ -55,13 +55,14 @@ func DecodeTraceJob(msg []byte) (TraceJob, error) {
 
 // WriteTrace runs the job's scenario from time zero and writes the window to w
 // as Chrome trace-event JSON (trace.WindowOptions: what `schedplay run --trace`
-// writes for the same window). progress, if not nil, hears how far the run has
-// come, from 0 to 1.
-func WriteTrace(w io.Writer, j TraceJob, progress func(done float64)) (trace.Stats, error) {
+// writes for the same window). compile compiles a sched_ext policy's source
+// (the policy worker's; nil in the default worker, which refuses one).
+// progress, if not nil, hears how far the run has come, from 0 to 1.
+func WriteTrace(w io.Writer, j TraceJob, compile engine.ScxCompiler, progress func(done float64)) (trace.Stats, error) {
 	if j.StartNs < 0 || j.UntilNs <= j.StartNs {
 		return trace.Stats{}, fmt.Errorf("runner: the trace window [%d, %d) ns is empty", j.StartNs, j.UntilNs)
 	}
-	sim, err := engine.NewSim(j.Scenario)
+	sim, err := engine.NewSimScx(j.Scenario, compile)
 	if err != nil {
 		return trace.Stats{}, errors.New("the engine refused this scenario: " + err.Error())
 	}
@@ -70,4 +71,10 @@ func WriteTrace(w io.Writer, j TraceJob, progress func(done float64)) (trace.Sta
 		opts.Progress = func(nowNs int64) { progress(float64(nowNs) / float64(j.UntilNs)) }
 	}
 	return trace.Write(w, sim, opts)
+}
+
+// RunsPolicy reports whether the job's arm runs a sched_ext policy of its own
+// (sched.policy=scx with a source), which only the policy worker can.
+func (j TraceJob) RunsPolicy() bool {
+	return j.Scenario.Sched.Policy == "scx" && j.Scenario.Sched.Scx.Source != ""
 }

@@ -31,7 +31,7 @@ func TestTraceJob(t *testing.T) {
 	}
 	var out bytes.Buffer
 	var seen []float64
-	st, err := runner.WriteTrace(&out, got, func(f float64) { seen = append(seen, f) })
+	st, err := runner.WriteTrace(&out, got, nil, func(f float64) { seen = append(seen, f) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestTraceJobErrors(t *testing.T) {
 		{"empty window", runner.TraceJob{Scenario: sc, StartNs: 5, UntilNs: 5}, "is empty"},
 		{"refused", runner.TraceJob{Scenario: bad, StartNs: 0, UntilNs: 5}, "workload.clients"},
 	} {
-		if _, err := runner.WriteTrace(&bytes.Buffer{}, tc.job, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := runner.WriteTrace(&bytes.Buffer{}, tc.job, nil, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.desc, err, tc.want)
 		}
 	}

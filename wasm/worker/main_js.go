@@ -5,7 +5,9 @@
 // Started as engine-worker.js?job=trace it runs one trace job instead: it writes
 // one Chrome trace (trace_js.go) and ends. In this repository "worker" means this
 // program's Web Worker; the Cloudflare deployment (web/cloudflare) is always "the
-// Cloudflare Worker".
+// Cloudflare Worker". Built with -tags scx it is the policy worker
+// (static/schedplay-policy-worker.wasm, policy_js.go): the same program with the
+// Starlark binding, which runs a scenario's own sched_ext policy.
 //
 // It only moves bytes: messages from the page go to Server.Handle; between them
 // it runs the Server for workBudgetMs at a time and posts the encoded answers

@@ -25,7 +25,7 @@ func serveTrace(self js.Value, first []byte) {
 	}
 	var out bytes.Buffer
 	last := time.Now()
-	_, err = runner.WriteTrace(&out, job, func(done float64) {
+	_, err = runner.WriteTrace(&out, job, policyCompiler(), func(done float64) {
 		if time.Since(last) >= progressEveryMs*time.Millisecond {
 			last = time.Now()
 			post(map[string]any{"progress": done})
