@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"schedplay/docs"
 	"schedplay/engine"
@@ -37,7 +38,7 @@ const maxSeries = 240
 // engine events together, and returns what their link preview shows. The result
 // depends only on sc and budget.
 func Compute(sc engine.Scenario, budget int64) (Preview, error) {
-	p, _, err := compute(sc, budget, false)
+	p, _, err := compute(sc, budget, false, nil)
 	return p, err
 }
 
@@ -54,10 +55,17 @@ const maxStates = 8
 // runner measures an arm with (the scenario's and [0, warm-up), as
 // runner.SaveStates does). The preview itself is the one Compute returns.
 func ComputeStates(sc engine.Scenario, budget int64) (Preview, []byte, error) {
-	return compute(sc, budget, true)
+	return compute(sc, budget, true, nil)
 }
 
-func compute(sc engine.Scenario, budget int64, saveStates bool) (Preview, []byte, error) {
+// ComputeStatesWith is ComputeStates with compile for a scenario's own
+// sched_ext policy (sched.scx.source): the Starlark binding where the server
+// links it. Without one such a scenario has no preview.
+func ComputeStatesWith(sc engine.Scenario, budget int64, compile engine.ScxCompiler) (Preview, []byte, error) {
+	return compute(sc, budget, true, compile)
+}
+
+func compute(sc engine.Scenario, budget int64, saveStates bool, compile engine.ScxCompiler) (Preview, []byte, error) {
 	if budget <= 0 {
 		return Preview{}, nil, errors.New("preview: the event budget must be positive")
 	}
@@ -74,7 +82,7 @@ func compute(sc engine.Scenario, budget int64, saveStates bool) (Preview, []byte
 	runs := make([]*armRun, len(specs))
 	var horizon int64
 	for i, a := range specs {
-		sim, err := engine.NewSim(a.sc)
+		sim, err := engine.NewSimScx(a.sc, compile)
 		if err != nil {
 			return Preview{}, nil, fmt.Errorf("preview: arm %q: %w", a.name, err)
 		}
@@ -144,7 +152,7 @@ func compute(sc engine.Scenario, budget int64, saveStates bool) (Preview, []byte
 		reached = max(reached, r.sim.NowNs())
 	}
 	p := Preview{
-		Name: sc.Name, VCPUs: sc.Machine.VCPUs, Workload: sc.Workload.Kind, Clients: sc.Workload.Clients,
+		Name: sc.Name, Policy: PolicyName(sc), VCPUs: sc.Machine.VCPUs, Workload: sc.Workload.Kind, Clients: sc.Workload.Clients,
 		Seed: sc.Seed, HorizonMs: ms(horizon), ReachedMs: ms(reached), Complete: complete, Events: events,
 		Compared: compared(sc), Platform: platformOf(specs),
 	}
@@ -495,4 +503,33 @@ func downsample(series []engine.SeriesPoint, intervalMs, nowNs int64) ([]float64
 		out = append(out, v)
 	}
 	return out, float64(intervalMs * int64(g))
+}
+
+// PolicyName names the scenario's own sched_ext policy for its card and link
+// text: the first line of its source that is a comment, without the "#", or
+// "unnamed"; "" when the scenario runs none (any arm with sched.policy=scx and
+// a source counts).
+func PolicyName(sc engine.Scenario) string {
+	src := sc.Sched.Scx.Source
+	runs := sc.Sched.Policy == "scx"
+	for _, a := range sc.Arms {
+		runs = runs || a.Set["sched.policy"] == "scx"
+	}
+	if !runs || src == "" {
+		return ""
+	}
+	for line := range strings.Lines(src) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "#"); ok {
+			if name = strings.TrimSpace(name); name != "" {
+				return view.Clip(name, 80)
+			}
+			continue
+		}
+		break // code before any comment
+	}
+	return "unnamed"
 }

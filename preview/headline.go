@@ -54,6 +54,9 @@ func (p *Preview) Title() string {
 		name = fmt.Sprintf("%d vCPUs, %s", p.VCPUs, p.Workload)
 	}
 	name = view.Clip(name, 60)
+	if p.Policy != "" {
+		name += " · custom policy: " + p.Policy
+	}
 	if len(p.Arms) < 2 {
 		return name
 	}

@@ -13,7 +13,11 @@ import (
 type Preview struct {
 	// Name is the scenario's name ("" when it has none); VCPUs, Workload and
 	// Clients describe the machine and workload every arm shares.
-	Name     string `json:"name,omitzero"`
+	Name string `json:"name,omitzero"`
+	// Policy is set when the scenario runs a sched_ext policy of its own
+	// (sched.policy=scx with sched.scx.source): its first comment line, or
+	// "unnamed" when it starts with none (PolicyName).
+	Policy   string `json:"policy,omitzero"`
 	VCPUs    int    `json:"vcpus"`
 	Workload string `json:"workload"`
 	Clients  int    `json:"clients,omitzero"`

@@ -49,6 +49,14 @@ func WithPreviewBudget(events int64) Option {
 	}
 }
 
+// WithCompiler sets what compiles a shared scenario's own sched_ext policy
+// for its preview (the Starlark binding: `schedplay serve` links it). Without
+// one, such a share is stored and its page runs it, but it has no preview; the
+// Cloudflare Worker carries no interpreter.
+func WithCompiler(compile engine.ScxCompiler) Option {
+	return func(s *Server) error { s.compile = compile; return nil }
+}
+
 // previews runs the computations of share previews: one per share at a time
 // (concurrent requests for the same share wait for it), and at most as many at
 // once as there are CPUs, since each is CPU-bound and more at once would only
@@ -112,7 +120,7 @@ func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (
 	if err != nil {
 		return preview.Preview{}, &noPreviewError{fmt.Errorf("stored scenario %s: %w", id, err)}
 	}
-	p, states, err := preview.ComputeStates(sc, s.budget)
+	p, states, err := preview.ComputeStatesWith(sc, s.budget, s.compile)
 	if err != nil {
 		return p, &noPreviewError{err}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"schedplay/docs"
+	"schedplay/engine"
 	"schedplay/internal/shareapi"
 	"schedplay/preview"
 )
@@ -26,11 +27,12 @@ type PageFunc func(ctx context.Context) ([]byte, error)
 // Server is the share-link handler, plus the static files when it has them.
 type Server struct {
 	mux      *http.ServeMux
-	store    Store        // never nil
-	log      *slog.Logger // never nil
-	static   fs.FS        // nil when something else serves them (Cloudflare's static assets)
-	page     PageFunc     // never nil
-	budget   int64        // engine events a share's preview may take (WithPreviewBudget)
+	store    Store              // never nil
+	log      *slog.Logger       // never nil
+	static   fs.FS              // nil when something else serves them (Cloudflare's static assets)
+	page     PageFunc           // never nil
+	budget   int64              // engine events a share's preview may take (WithPreviewBudget)
+	compile  engine.ScxCompiler // a policy's compiler for previews (WithCompiler), or nil
 	previews previews
 	// engine names the engine that makes and serves shares' saved states
 	// (states.go): shareapi.EngineTag of the calibration fingerprint.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"schedplay/scxstar"
 	"schedplay/web"
 )
 
@@ -85,7 +86,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	handler, err := web.NewServer(web.WithStore(store), web.WithLogger(logger), web.WithStaticDir(*staticDir),
-		web.WithPublicURL(*publicURL))
+		web.WithPublicURL(*publicURL), web.WithCompiler(scxstar.CompilerNamed("policy.star")))
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
