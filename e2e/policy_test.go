@@ -19,7 +19,7 @@ import (
 // policy (sched.policy=scx, sched.scx.source) opens on the policy worker and
 // shows, at a t= moment, exactly the results the native engine computes with
 // the same policy from time zero, in every arm the page compares; an arm's
-// trace download runs on the policy worker too.
+// trace download runs on the policy worker too, and so does its embed.
 func TestSharedPolicyRuns(t *testing.T) {
 	if os.Getenv("SCHEDPLAY_E2E_URL") != "" {
 		t.Skip("needs the test's own share stand-in")
@@ -94,4 +94,9 @@ func TestSharedPolicyRuns(t *testing.T) {
 	if got := eval[string](t, ctx, `document.getElementById('trace-status').textContent`); !strings.HasPrefix(got, "Saved ") {
 		t.Errorf("the policy arm's trace: %q", got)
 	}
+
+	// Embedded (the page's Copy embed code on a share page keeps its /s/ path),
+	// it plays on the policy worker too.
+	open(t, ctx, base+"/s/policyshare#v=1&embed=1&speed=20ms")
+	waitRun(t, ctx, `(s => s.embed && s.playing && s.now_ns > 20000000 && s.refused === '' && s.runner.includes('(policy)'))(window.schedplay.state())`, time.Minute)
 }
