@@ -85,7 +85,10 @@ type State struct {
 	Preset string
 	// Knobs are the overrides in the order they apply.
 	Knobs []Knob
-	View  View
+	// Policy is a sched_ext policy's Starlark source the page runs as
+	// sched.scx.source in place of the scenario's ("" for none): see policy.go.
+	Policy string
+	View   View
 }
 
 // Problem is one rejected part of a fragment. Key is the key as written (quoted
@@ -145,7 +148,7 @@ func Parse(fragment string) (State, []Problem) {
 			probs = append(probs, Problem{key, "has a malformed percent-escape"})
 			continue
 		}
-		if len(val) > MaxValueBytes {
+		if len(val) > MaxValueBytes && key != "policy" {
 			probs = append(probs, Problem{key, fmt.Sprintf("value is %d bytes, above the limit %d", len(val), MaxValueBytes)})
 			continue
 		}
@@ -232,6 +235,12 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 		}
 	case "lesson", "step":
 		return st.setLessonKey(key, val)
+	case "policy":
+		src, err := DecodePolicy(val)
+		if err != nil {
+			return bad("%v", err)
+		}
+		st.Policy = src
 	case "theme":
 		switch val {
 		case ThemeDark, ThemeLight:
@@ -370,6 +379,12 @@ func Encode(st State) string {
 	}
 	for _, k := range st.Knobs {
 		add(k.Path, k.Value)
+	}
+	if st.Policy != "" {
+		// Left out when too long: the page then says to use Share.
+		if v, ok := EncodePolicy(st.Policy); ok {
+			add("policy", v)
+		}
 	}
 	if c := FormatCompare(st.View.Compare, st.View.CompareA, st.View.CompareB); c != "" {
 		add("compare", c)
