@@ -1,8 +1,6 @@
 package preview
 
 import (
-	"strings"
-
 	"schedplay/engine"
 	"schedplay/view"
 )
@@ -30,18 +28,5 @@ func PolicyName(sc engine.Scenario) string {
 	if !runs || src == "" {
 		return ""
 	}
-	for line := range strings.Lines(src) {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if name, ok := strings.CutPrefix(line, "#"); ok {
-			if name = strings.TrimSpace(name); name != "" {
-				return view.Clip(name, 80)
-			}
-			continue
-		}
-		break // code before any comment
-	}
-	return "unnamed"
+	return view.PolicyTitle(src)
 }
