@@ -278,8 +278,11 @@ func (m *Model) shown() {
 			tc.playing, m.jump = m.jump.resume, nil
 		}
 	}
+	// A refusal stops the run, but a policy that does not compile beside an
+	// arm that plays (a built-in compared with it) shows its error on its own
+	// pane (panes) and in the editor while the other plays on.
 	for _, a := range m.arms {
-		if a.err != "" && m.refused == "" {
+		if a.err != "" && m.refused == "" && (!a.policyRefused() || !slices.ContainsFunc(m.arms, (*Arm).playable)) {
 			m.refused, tc.playing = a.err, false
 		}
 	}

@@ -101,6 +101,10 @@ func compareOptions(base engine.Scenario, controls []Control, cur string) []Opti
 		case c.Kind == "select" && len(c.Options) >= 2:
 			v := urlstate.FormatCompare(c.Path, c.Options[0].Value, c.Options[1].Value)
 			out = append(out, Option{v, c.Label + ": " + c.Options[0].Label + " ↔ " + c.Options[1].Label})
+			for _, p := range c.pairs {
+				v := urlstate.FormatCompare(c.Path, p[0], p[1])
+				out = append(out, Option{v, c.Label + ": " + c.format(p[0]) + " ↔ " + c.format(p[1])})
+			}
 		}
 	}
 	if slices.ContainsFunc(out, func(o Option) bool { return o.Value == cur }) {

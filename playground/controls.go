@@ -38,6 +38,8 @@ type Control struct {
 	ladder []float64
 	// names are display names of a select's values (panelKnob.names).
 	names map[string]string
+	// pairs are more comparisons the compare picker offers (panelKnob.pairs).
+	pairs [][2]string
 }
 
 // Option is one choice of a select.
@@ -64,6 +66,11 @@ type panelKnob struct {
 	// poorly; the values themselves are the schema's, and a value without a name
 	// shows as itself.
 	names map[string]string
+	// offer lists values the schema accepts but does not list as choices
+	// that the select offers all the same, after them.
+	offer []string
+	// pairs are comparisons offered beside the first two choices.
+	pairs [][2]string
 }
 
 // panelKnobs lists the panel's knobs in order. Within Scheduler the policy comes
@@ -81,10 +88,10 @@ func panelKnobs() []panelKnob {
 		{id: "rx-queues", path: "workload.rx_queues", group: GroupWorkload, ladder: rxQueuesLadder()},
 		{id: "rss", path: "workload.rss", group: GroupWorkload},
 		{id: "policy", path: "sched.policy", group: GroupSched,
-			// "scx" is not offered (a policy's source comes with it), but a
-			// shared scenario may carry one: the select then shows its name.
+			// "scx" runs the scenario's own policy (sched.scx.source), which
+			// the page's editor writes (policy.go).
 			names: map[string]string{"osv": "OSv", "scx_simple": "sched_ext scx_simple", "linux": "Linux (EEVDF-like)",
-				"scx": "sched_ext, its own policy"}},
+				"scx": "sched_ext: your own policy"}, offer: []string{"scx"}, pairs: [][2]string{{"scx_simple", "scx"}}},
 		{id: "wake-sync", path: "sched.wake_sync", group: GroupSched,
 			names: map[string]string{"old": "old: any CPU idle", "new": "new: a CPU idle and the waker's queue empty",
 				"proposed": "proposed: the waker's queue empty"}},
@@ -132,13 +139,13 @@ func Controls() []Control {
 			continue
 		}
 		c := Control{ID: p.id, Path: p.path, Group: p.group, Label: capitalize(k.Label), Unit: k.Unit, Tip: k.Doc,
-			knob: k, names: p.names}
+			knob: k, names: p.names, pairs: p.pairs}
 		switch k.Kind {
 		case engine.KindBool:
 			c.Kind = "toggle"
 		case engine.KindChoice:
 			c.Kind = "select"
-			for _, v := range k.Choices {
+			for _, v := range append(slices.Clone(k.Choices), p.offer...) {
 				c.Options = append(c.Options, Option{v, formatKnob(k, p.names, v)})
 			}
 		default:

@@ -105,8 +105,15 @@ func TestControlsFromSchema(t *testing.T) {
 		for _, o := range c.Options {
 			values = append(values, o.Value)
 		}
-		if !slices.Equal(values, k.Choices) {
+		// The schema's choices, in order, then values it accepts that the
+		// panel offers too (the policy select's "scx": your own policy).
+		if len(values) < len(k.Choices) || !slices.Equal(values[:len(k.Choices)], k.Choices) {
 			t.Errorf("%s: options %v, the schema's choices %v", c.ID, values, k.Choices)
+		}
+		for _, v := range values[min(len(k.Choices), len(values)):] {
+			if _, err := engine.KnobValue(c.Path, v); err != nil {
+				t.Errorf("%s: offers %q, which the engine refuses: %v", c.ID, v, err)
+			}
 		}
 		if c.Kind == "range" && (len(c.ladder) < 2 || !slices.IsSorted(c.ladder) || c.ladder[0] < k.Min || c.ladder[len(c.ladder)-1] > k.Max) {
 			t.Errorf("%s: ladder %v outside [%v, %v] or unsorted", c.ID, c.ladder, k.Min, k.Max)

@@ -26,6 +26,11 @@ type Options struct {
 	Runner runner.Runner
 	// RunnerName says where the simulations run ("2 workers"), for state().
 	RunnerName string
+	// PolicyRunner starts the runner that can run a scenario's own sched_ext
+	// policy (the policy workers), the first time an arm needs it; the model
+	// then uses it for everything. Nil when Runner can already (RunsPolicy),
+	// or nothing can.
+	PolicyRunner func() (runner.Runner, string)
 	// Fragment and Shared are the first Load's arguments (the page's URL).
 	Fragment string
 	Shared   []byte
@@ -61,11 +66,15 @@ type Model struct {
 
 	run     runner.Runner
 	runName string
-	lastID  runner.ArmID
-	inbox   []runner.Frame // scratch for Receive
-	pipe    pipeline       // targets asked for (advance.go)
-	jump    *jump          // a run ahead in progress (jump.go), or nil
-	saved   *SavedStates   // checkpoints to start arms from (saved.go), or nil
+	// newPolicyRun starts the policy workers (Options.PolicyRunner);
+	// policyRun says run is them.
+	newPolicyRun policyRunner
+	policyRun    bool
+	lastID       runner.ArmID
+	inbox        []runner.Frame // scratch for Receive
+	pipe         pipeline       // targets asked for (advance.go)
+	jump         *jump          // a run ahead in progress (jump.go), or nil
+	saved        *SavedStates   // checkpoints to start arms from (saved.go), or nil
 	// savedSeen is the saved states' version a jump last looked at; resumed
 	// is where the arms were last started from one (nil: from zero).
 	savedSeen uint64
@@ -100,7 +109,7 @@ func New(o Options) *Model {
 		panic("playground.New: Options.Runner is required")
 	}
 	m := &Model{presets: o.Presets, time: newTimeControl(o.Clock, o.BudgetMs), sel: noSelection(), pal: view.Dark(),
-		run: o.Runner, runName: o.RunnerName, pipe: newPipeline(), controls: Controls(), saved: o.Saved,
+		run: o.Runner, runName: o.RunnerName, newPolicyRun: o.PolicyRunner, policyRun: o.PolicyRunner == nil, pipe: newPipeline(), controls: Controls(), saved: o.Saved,
 		lesson: lessonPlayer{all: o.Lessons, cleanNs: -1}}
 	m.Load(o.Fragment, o.Shared)
 	return m
@@ -112,8 +121,13 @@ func New(o Options) *Model {
 // fragment opens (lesson=NAME&step=N) gives the scenario when the fragment gives
 // none, and runs to its moment (lesson.go).
 func (m *Model) Load(fragment string, shared []byte) {
-	m.edits++
 	st, probs := urlstate.Parse(fragment)
+	m.loadState(st, probs, shared)
+}
+
+// loadState is Load of a parsed fragment.
+func (m *Model) loadState(st urlstate.State, probs []urlstate.Problem, shared []byte) {
+	m.edits++
 	m.problems = m.problems[:0]
 	for _, p := range probs {
 		m.problems = append(m.problems, p.String())
@@ -129,6 +143,15 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 	var setupProbs []string
 	m.setup, setupProbs = reconcile(m.presets, st.Preset, st.Knobs, shared)
 	m.problems = append(m.problems, setupProbs...)
+	if st.Policy != "" {
+		s, probs, err := m.setup.withPolicy(st.Policy)
+		if err != nil {
+			m.problems = append(m.problems, "policy: "+err.Error()+"; the scenario's own stands")
+		} else {
+			m.setup = s
+			m.problems = append(m.problems, probs...)
+		}
+	}
 	m.view = st.View
 	// A finite run (hackbench) completes nothing until the end: chart busy vCPUs.
 	m.chart = view.Throughput
@@ -156,7 +179,7 @@ func (m *Model) urlState() urlstate.State {
 	if st, ok := m.lesson.scriptState(m); ok {
 		return st
 	}
-	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, View: m.view}
+	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, Policy: m.setup.src.policy, View: m.view}
 }
 
 // Fragment is the URL fragment (without '#') that reproduces the current state.
@@ -176,6 +199,7 @@ func (m *Model) rebuild() {
 		comp = comparison{}
 		m.view.Compare, m.view.CompareA, m.view.CompareB = "", "", ""
 	}
+	m.startFromExample(comp)
 	arms, err := comp.resolve(m.setup.base)
 	if err != nil {
 		// A comparison the engine cannot run (say compare=workload.waker_cpu:0,40):
@@ -185,6 +209,7 @@ func (m *Model) rebuild() {
 		m.view.Compare, m.view.CompareA, m.view.CompareB = urlstate.CompareOff, "", ""
 		arms = []engine.ArmScenario{{Scenario: m.setup.base}}
 	}
+	m.useRunnerFor(arms)
 	m.arms = m.arms[:0]
 	m.armTitle = m.armTitle[:0]
 	for i, a := range arms {
@@ -242,7 +267,8 @@ func (m *Model) set(path, value string) string {
 		}
 		v := m.view
 		v.Compare, v.CompareA, v.CompareB = urlstate.CompareDefault, "", ""
-		m.Load(urlstate.Encode(urlstate.State{Preset: value, View: v}), nil)
+		// The page's policy stays: the editor's work is not lost to a preset.
+		m.loadState(urlstate.State{Preset: value, View: v, Policy: m.setup.src.policy}, nil, nil)
 		return ""
 	case "speed":
 		if _, _, err := urlstate.ParseSpeed(value); err != nil {
@@ -309,6 +335,9 @@ func (m *Model) set(path, value string) string {
 			m.view.Embed = st.View.Embed
 		}
 		return ""
+	}
+	if path == "sched.policy" && value == "scx" && m.setup.base.Sched.Scx.Source == "" {
+		return m.SetPolicy(policyExample()) // "your own policy" starts from the example
 	}
 	s, err := m.setup.withKnob(path, value)
 	if err != nil {

@@ -24,13 +24,17 @@ type source struct {
 	// fragment, which is thus minimal.
 	vals   *knobReader
 	shared bool
+	// plain is the scenario before the page's policy; policy is the page's
+	// sched_ext policy set into it as sched.scx.source ("" for none: policy.go).
+	plain  []byte
+	policy string
 	// published are sc's published figures with their settings in the engine's
 	// form (see publishedFigures).
 	published publishedSet
 }
 
 func newSource(p Preset, sc engine.Scenario, shared bool) source {
-	return source{preset: p, sc: sc, vals: newKnobReader(sc), shared: shared, published: newPublishedSet(sc)}
+	return source{preset: p, sc: sc, vals: newKnobReader(sc), shared: shared, plain: p.Data, published: newPublishedSet(sc)}
 }
 
 // setup is the scenario the page shows: a source with knob overrides applied,
@@ -251,4 +255,12 @@ func clampCPUKnobs(knobs []urlstate.Knob, cur *knobReader, fixExplicit bool) []u
 		}
 	}
 	return out
+}
+
+// FragmentHasPolicy reports whether a URL fragment carries a sched_ext
+// policy's source (the policy key): the page then starts the policy worker
+// at once rather than moving to it after the first arm.
+func FragmentHasPolicy(fragment string) bool {
+	st, _ := urlstate.Parse(fragment)
+	return st.Policy != ""
 }

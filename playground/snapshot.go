@@ -55,6 +55,7 @@ type Snapshot struct {
 	Lesson    *LessonUI    `json:"lesson,omitzero"`
 	Caption   *CaptionUI   `json:"caption,omitzero"`
 	Trace     *TraceUI     `json:"trace,omitzero"`
+	Policy    *PolicyUI    `json:"policy,omitzero"`
 }
 
 // Versions are the sections' versions: the Seq at which each last changed.
@@ -73,6 +74,7 @@ type Versions struct {
 	Lesson    uint64 `json:"lesson"`
 	Caption   uint64 `json:"caption"`
 	Trace     uint64 `json:"trace"`
+	Policy    uint64 `json:"policy"`
 }
 
 // part is one section as the read side holds it.
@@ -103,6 +105,7 @@ type readSide struct {
 	lesson    part[LessonUI]
 	caption   part[CaptionUI]
 	trace     part[TraceUI]
+	policy    part[PolicyUI]
 }
 
 // look builds p when it is due (every ms after the last look, or now when
@@ -152,16 +155,18 @@ func (m *Model) Snapshot(after uint64) Snapshot {
 	look(r, &r.lesson, now, everyTextMs, forced, func() LessonUI { return m.lesson.view(m) })
 	look(r, &r.caption, now, everyTextMs, forced, func() CaptionUI { return m.lesson.captionUI() })
 	look(r, &r.trace, now, everyTraceMs, forced, m.traceUI)
+	look(r, &r.policy, now, everyResultsMs, forced, m.policyUI)
 	return Snapshot{
 		Seq: r.seq,
 		Ver: Versions{Meta: r.meta.ver, Settings: r.settings.ver, Notices: r.notices.ver, Controls: r.controls.ver,
 			Clock: r.clock.ver, Panes: r.panes.ver, Cards: r.cards.ver, Explain: r.explain.ver, TimeChart: r.timeChart.ver,
-			Sweep: r.sweep.ver, Hist: r.hist.ver, Lesson: r.lesson.ver, Caption: r.caption.ver, Trace: r.trace.ver},
+			Sweep: r.sweep.ver, Hist: r.hist.ver, Lesson: r.lesson.ver, Caption: r.caption.ver, Trace: r.trace.ver,
+			Policy: r.policy.ver},
 		Meta: since(&r.meta, after), Settings: since(&r.settings, after), Notices: since(&r.notices, after),
 		Controls: since(&r.controls, after), Clock: since(&r.clock, after), Panes: since(&r.panes, after),
 		Cards: since(&r.cards, after), Explain: since(&r.explain, after), TimeChart: since(&r.timeChart, after),
 		Sweep: since(&r.sweep, after), Hist: since(&r.hist, after), Lesson: since(&r.lesson, after),
-		Caption: since(&r.caption, after), Trace: since(&r.trace, after),
+		Caption: since(&r.caption, after), Trace: since(&r.trace, after), Policy: since(&r.policy, after),
 	}
 }
 

@@ -27,12 +27,14 @@ type Meta struct {
 	Shared bool              `json:"shared"`
 	// Lessons are the lesson picker's choices.
 	Lessons []LessonOption `json:"lessons"`
+	// Policies are the example policies the editor starts from.
+	Policies []PolicyExample `json:"policies"`
 }
 
 // meta returns the control descriptions.
 func (m *Model) meta() Meta {
 	mt := Meta{Controls: m.controls, Speeds: Speeds(), Charts: chartOptions(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
-		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}, Lessons: m.lesson.options()}
+		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}, Lessons: m.lesson.options(), Policies: policyExamples()}
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}
@@ -155,6 +157,9 @@ type PaneUI struct {
 	Y     float64 `json:"y"`
 	W     float64 `json:"w"`
 	Title string  `json:"title"`
+	// Problem is the arm's refusal by the engine, or its policy's
+	// ejection, when another arm plays on (shown over the pane).
+	Problem string `json:"problem,omitzero"`
 }
 
 func (m *Model) panes() Panes {
@@ -166,7 +171,8 @@ func (m *Model) panes() Panes {
 				if n := m.arms[i].sharedQueue(); n > 0 {
 					title += fmt.Sprintf(" · %d in the shared queue", n)
 				}
-				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: title})
+				u.Panes = append(u.Panes, PaneUI{X: float64(p.X) / l.scale, Y: float64(p.Y) / l.scale, W: float64(p.W) / l.scale, Title: title,
+					Problem: m.arms[i].problem(len(m.arms))})
 			}
 		}
 	}

@@ -69,3 +69,7 @@ func (f *Frame) Clone() Frame {
 	c.Results.Series = slices.Clone(f.Results.Series)
 	return c
 }
+
+// SetCompiler gives the runner the compiler of a scenario's own sched_ext
+// policy (Host.SetCompiler): the native stand-in for the policy workers.
+func (l *Local) SetCompiler(compile engine.ScxCompiler) { l.host.SetCompiler(compile) }

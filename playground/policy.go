@@ -1,0 +1,297 @@
+package playground
+
+// A sched_ext policy of the page's user: the Starlark source the editor runs
+// as sched.scx.source (SetPolicy), carried in the URL while it is short
+// (urlstate's policy key) and in a share otherwise, and run by the policy
+// workers, which the page starts only when an arm needs them (rebuild asks
+// Options.PolicyRunner). The editor's section (PolicyUI) says which source
+// the arms run, where it came from, and where the engine refused or ejected it.
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"schedplay/engine"
+	"schedplay/examples/policies"
+	"schedplay/playground/runner"
+	"schedplay/playground/urlstate"
+	"schedplay/view"
+)
+
+// PolicyFile is the name the page's policy compiles under: errors read
+// policy.star:LINE:COL.
+const PolicyFile = "policy.star"
+
+// PolicyUI is the policy editor's section of the snapshot.
+type PolicyUI struct {
+	// Runs says an arm runs sched.policy=scx with a source: the page shows the
+	// editor.
+	Runs bool `json:"runs"`
+	// Source is the policy the scenario carries ("" for none); Title its
+	// first comment line.
+	Source string `json:"source"`
+	Title  string `json:"title,omitzero"`
+	// Origin says where Source came from: "page" (Run in the editor, or a
+	// link's policy key), "shared" (the shared scenario's own), "" for none.
+	Origin string `json:"origin"`
+	// Shared is the shared scenario's own policy, when the page's replaces
+	// it: the editor offers to go back to it.
+	Shared string `json:"shared,omitzero"`
+	// InLink says the page's link carries the policy; false for a page
+	// policy too long for a fragment (Copy link then says to use Share).
+	InLink bool `json:"in_link"`
+	// Errors are where the engine refused the policy (it did not compile) or
+	// ejected it (a runtime error, its step budget, the watchdog), per arm.
+	Errors []PolicyError `json:"errors,omitzero"`
+	// Runner says where the arms run ("1 worker (policy)").
+	Runner string `json:"runner"`
+}
+
+// PolicyError is one arm's refusal or ejection of the policy. Line and Col
+// (from 1) point into the source when the message names policy.star; 0
+// when it names no place (a watchdog ejection, a scenario error).
+type PolicyError struct {
+	Arm     string `json:"arm"`
+	Ejected bool   `json:"ejected"`
+	AtNs    int64  `json:"at_ns,omitzero"`
+	At      string `json:"at,omitzero"`
+	Line    int    `json:"line,omitzero"`
+	Col     int    `json:"col,omitzero"`
+	Message string `json:"message"`
+}
+
+// PolicyExample is one example policy the editor offers.
+type PolicyExample struct {
+	Name   string `json:"name"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+}
+
+// withPolicy is the source with sched.scx.source set to policy ("" takes the
+// page's policy away), decoded again from the source's own scenario.
+func (src source) withPolicy(policy string) (source, error) {
+	sc, err := engine.DecodeScenario(src.plain)
+	if err != nil {
+		return src, err
+	}
+	if policy != "" {
+		sc.Sched.Scx.Source = policy
+	}
+	data, err := sc.Canonical()
+	if err != nil {
+		return src, err
+	}
+	if sc, err = engine.DecodeScenario(data); err != nil {
+		return src, err
+	}
+	p := src.preset
+	p.Data = data
+	out := newSource(p, sc, src.shared)
+	out.plain, out.policy = src.plain, policy
+	return out, nil
+}
+
+// withPolicy is the setup with the page's policy set (see source.withPolicy),
+// the knobs reapplied.
+func (s setup) withPolicy(policy string) (setup, []string, error) {
+	src, err := s.src.withPolicy(policy)
+	if err != nil {
+		return s, nil, err
+	}
+	out, probs := applyKnobs(src, s.knobs)
+	return out, probs, nil
+}
+
+// SetPolicy runs source as the scenario's sched_ext policy from time zero:
+// the editor's Run. The scheduler becomes "your own policy" unless a
+// comparison already sets it per arm; "" takes the page's policy away. It
+// returns "" or why the engine refused the scenario (a policy that does not
+// compile is not refused here: its arm says so, as the editor's errors).
+func (m *Model) SetPolicy(source string) string {
+	m.edits++
+	m.message = ""
+	if len(source) > engine.MaxScxSourceBytes {
+		m.message = "policy: the source is " + strconv.Itoa(len(source)) + " bytes, above the limit " + strconv.Itoa(engine.MaxScxSourceBytes)
+		return m.message
+	}
+	s, probs, err := m.setup.withPolicy(source)
+	if err != nil {
+		m.message = "policy: " + err.Error()
+		return m.message
+	}
+	if source != "" && m.view.Compare != "sched.policy" {
+		if s2, err := s.withKnob("sched.policy", "scx"); err == nil {
+			s = s2
+		}
+	}
+	m.problems = append(m.problems, probs...)
+	m.setup = s
+	m.view.AtNs = 0
+	m.dropSweep()
+	m.rebuild()
+	m.metaVer++ // the scheduler select offers the policy by its name
+	return ""
+}
+
+// policyExample is the policy "your own policy" starts from when the
+// scenario carries none: the first example (scx_simple).
+func policyExample() string {
+	if ex := policies.Examples(); len(ex) > 0 {
+		return ex[0].Source
+	}
+	return ""
+}
+
+// startFromExample gives the scenario the example policy when it or a
+// compared arm runs "your own policy" (sched.policy=scx) without a source:
+// in the page that choice means the editor's policy, which starts as the
+// example, not the kernel's default ops an empty source runs in the CLI.
+func (m *Model) startFromExample(comp comparison) {
+	if m.setup.base.Sched.Scx.Source != "" {
+		return
+	}
+	needs := m.setup.base.Sched.Policy == "scx"
+	for _, a := range comp.arms {
+		needs = needs || a.Set["sched.policy"] == "scx"
+	}
+	if !needs {
+		return
+	}
+	if s, probs, err := m.setup.withPolicy(policyExample()); err == nil {
+		m.setup = s
+		m.problems = append(m.problems, probs...)
+	}
+}
+
+// runsPolicy reports whether sc runs a sched_ext policy's source, which only
+// the policy workers can compile.
+func runsPolicy(sc engine.Scenario) bool {
+	return sc.Sched.Policy == "scx" && sc.Sched.Scx.Source != ""
+}
+
+// useRunnerFor switches to the policy workers when an arm runs a policy and
+// the page's runner cannot; the arms are (re)started afterwards by rebuild.
+func (m *Model) useRunnerFor(arms []engine.ArmScenario) {
+	if m.policyRun || m.newPolicyRun == nil {
+		return
+	}
+	for _, a := range arms {
+		if runsPolicy(a.Scenario) {
+			m.run, m.runName = m.newPolicyRun()
+			m.policyRun = true
+			return
+		}
+	}
+}
+
+// scxSourceField starts the engine's message about the policy's source.
+const scxSourceField = "sched.scx.source: "
+
+// policyLoc finds "policy.star:LINE:COL: " in an engine message.
+var policyLoc = regexp.MustCompile(regexp.QuoteMeta(PolicyFile) + `:(\d+):(\d+): `)
+
+// policyError reads an arm's refusal or ejection message into a PolicyError.
+func policyError(arm, msg string) PolicyError {
+	e := PolicyError{Arm: arm, Message: msg}
+	if _, after, ok := strings.Cut(msg, scxSourceField); ok {
+		msg = after
+	}
+	if loc := policyLoc.FindStringSubmatchIndex(msg); loc != nil {
+		e.Line, _ = strconv.Atoi(msg[loc[2]:loc[3]])
+		e.Col, _ = strconv.Atoi(msg[loc[4]:loc[5]])
+	}
+	// The traceback after the first line repeats the place; the editor shows
+	// the first line beside the mark and the whole in its status.
+	e.Message = msg
+	return e
+}
+
+// policyUI builds the editor's section.
+func (m *Model) policyUI() PolicyUI {
+	u := PolicyUI{Source: m.setup.base.Sched.Scx.Source, Runner: m.runName}
+	if u.Source != "" {
+		u.Title = view.PolicyTitle(u.Source)
+	}
+	switch {
+	case m.setup.src.policy != "":
+		u.Origin = "page"
+		if m.setup.src.shared {
+			if sc, err := engine.DecodeScenario(m.setup.src.plain); err == nil {
+				u.Shared = sc.Sched.Scx.Source
+			}
+		}
+		_, u.InLink = urlstate.EncodePolicy(m.setup.src.policy)
+	case u.Source != "" && m.setup.src.shared:
+		u.Origin, u.InLink = "shared", true
+	}
+	for i, a := range m.arms {
+		if runsPolicy(a.Sc) {
+			u.Runs = true
+		}
+		name := string(rune('A' + i))
+		if a.Name != "" {
+			name += " (" + a.Name + ")"
+		}
+		switch {
+		case a.err != "" && a.Sc.Sched.Policy == "scx":
+			u.Errors = append(u.Errors, policyError(name, a.err))
+		case a.scxExit().Ejected():
+			x := a.scxExit()
+			e := policyError(name, x.Reason)
+			e.Ejected, e.AtNs, e.At = true, x.AtNs, view.SimTime(x.AtNs)
+			u.Errors = append(u.Errors, e)
+		}
+	}
+	return u
+}
+
+// policyExamples lists the example policies for the editor (Meta.Policies).
+func policyExamples() []PolicyExample {
+	var out []PolicyExample
+	for _, ex := range policies.Examples() {
+		out = append(out, PolicyExample{Name: ex.Name, Title: view.PolicyTitle(ex.Source), Source: ex.Source})
+	}
+	return out
+}
+
+// scxExit is the arm's policy ejection as of its newest results.
+func (a *Arm) scxExit() engine.ScxExit {
+	if a.inWarmup && a.warmup.ScxExit.Ejected() {
+		return a.warmup.ScxExit
+	}
+	return a.results.ScxExit
+}
+
+// policyRunner is how the model starts the policy workers.
+type policyRunner = func() (runner.Runner, string)
+
+// problem is what the arm's pane says over its tiles: the engine's refusal
+// when another arm plays on (a refusal of every arm covers the stage
+// instead), or its policy's ejection to the fair class.
+func (a *Arm) problem(arms int) string {
+	switch {
+	case a.policyRefused() && arms > 1:
+		_, msg, _ := strings.Cut(a.err, scxSourceField)
+		return "The policy does not compile: " + firstLine(msg)
+	case a.scxExit().Ejected():
+		x := a.scxExit()
+		return "Policy ejected at " + view.SimTime(x.AtNs) + ", tasks back on the fair class: " + firstLine(x.Reason)
+	}
+	return ""
+}
+
+// firstLine is s up to its first newline (a Starlark traceback follows).
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// policyRefused reports whether the engine refused the arm for its policy's
+// source (it does not compile), rather than for its scenario or a worker.
+func (a *Arm) policyRefused() bool {
+	return a.err != "" && runsPolicy(a.Sc) && strings.Contains(a.err, scxSourceField)
+}
+
+// playable reports whether the arm runs (the engine did not refuse it).
+func (a *Arm) playable() bool { return a.err == "" }

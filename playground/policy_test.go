@@ -1,0 +1,154 @@
+package playground_test
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"schedplay/engine"
+	"schedplay/playground"
+	"schedplay/playground/runner"
+)
+
+// fakeCompile stands in for the Starlark binding (which the playground does
+// not link): a source containing "SYNTAX" fails as the binding reports a
+// syntax error, anything else runs the kernel's default ops.
+func fakeCompile(name, src string, _ int64) (engine.ScxOps, error) {
+	if i := strings.Index(src, "SYNTAX"); i >= 0 {
+		line := strings.Count(src[:i], "\n") + 1
+		col := i - strings.LastIndex(src[:i], "\n")
+		return nil, errors.New(name + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ": syntax error: got SYNTAX")
+	}
+	return engine.ScxNoOps{}, nil
+}
+
+// newPolicyModel is a model whose runner cannot run a policy, with a policy
+// runner that can, counting how often it is started.
+func newPolicyModel(t *testing.T, frag string) (*playground.Model, *int) {
+	t.Helper()
+	c := &fakeClock{step: 0.01}
+	started := new(int)
+	m := playground.New(playground.Options{Presets: testPresets(t), Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read),
+		RunnerName: "local", PolicyRunner: func() (runner.Runner, string) {
+			*started++
+			l := runner.NewLocal(c.read)
+			l.SetCompiler(fakeCompile)
+			return l, "local (policy)"
+		}})
+	m.Load(frag, nil)
+	return m, started
+}
+
+func policyUI(t *testing.T, m *playground.Model) playground.PolicyUI {
+	t.Helper()
+	s := m.Snapshot(0)
+	if s.Policy == nil {
+		t.Fatal("the snapshot has no policy section")
+	}
+	return *s.Policy
+}
+
+// Picking "your own policy" starts from the example (scx_simple), moves the
+// arms to the policy runner, and the link carries the policy, so a reload
+// runs the same source to the same numbers.
+func TestYourOwnPolicy(t *testing.T) {
+	m, started := newPolicyModel(t, "#v=1&preset=plain")
+	if *started != 0 || policyUI(t, m).Runs {
+		t.Fatalf("the policy runner started (%d) or a policy runs before one was asked for", *started)
+	}
+	if msg := m.Set("sched.policy", "scx"); msg != "" {
+		t.Fatal(msg)
+	}
+	u := policyUI(t, m)
+	if !u.Runs || !strings.Contains(u.Source, "scx_simple") || u.Origin != "page" || !u.InLink || *started != 1 {
+		t.Fatalf("after picking your own policy: runs %v, origin %q, in link %v, runner started %d times, source %.60q",
+			u.Runs, u.Origin, u.InLink, *started, u.Source)
+	}
+	if u.Runner != "local (policy)" {
+		t.Errorf("runner %q, want the policy runner", u.Runner)
+	}
+	frag := m.Fragment()
+	if !strings.Contains(frag, "&policy=") || !strings.Contains(frag, "sched.policy=scx") {
+		t.Fatalf("fragment %q carries no policy", frag)
+	}
+	m.RunTo(60e6)
+	for i := 1; m.Playing(); i++ {
+		m.Update(float64(i) * 16)
+	}
+	again, _ := newPolicyModel(t, "#"+frag)
+	again.RunTo(60e6)
+	for i := 1; again.Playing(); i++ {
+		again.Update(float64(i) * 16)
+	}
+	if a, b := armsJSON(t, m), armsJSON(t, again); a != b {
+		t.Errorf("the link's run differs from the page's:\n page %s\n link %s", a, b)
+	}
+	if got := policyUI(t, again).Source; got != u.Source {
+		t.Errorf("the link's policy differs from the page's")
+	}
+	// The page's policy outlives a preset switch (the scheduler is the
+	// preset's again, the source is kept for the editor).
+	if msg := m.Set("preset", "small"); msg != "" {
+		t.Fatal(msg)
+	}
+	if got := policyUI(t, m); got.Source != u.Source || got.Origin != "page" {
+		t.Errorf("after a preset switch the policy is %.40q from %q", got.Source, got.Origin)
+	}
+}
+
+// A policy that does not compile, compared with a built-in scheduler, marks
+// its line in the editor's section and its pane, while the built-in arm plays
+// on; a policy that does compile clears the error.
+func TestPolicyErrorBesideBuiltin(t *testing.T) {
+	m, _ := newPolicyModel(t, "#v=1&preset=plain&compare=sched.policy:scx_simple,scx")
+	if msg := m.SetPolicy("# broken\ndef enqueue(p, f):\n    SYNTAX\n"); msg != "" {
+		t.Fatal(msg)
+	}
+	m.RunTo(40e6)
+	for i := 1; i < 2000 && m.Playing(); i++ {
+		m.Update(float64(i) * 16)
+	}
+	st := m.State()
+	if st.Refused != "" || st.NowNs != 40e6 {
+		t.Fatalf("refused %q at %d ns: the built-in arm should have played on to 40 ms", st.Refused, st.NowNs)
+	}
+	u := policyUI(t, m)
+	if len(u.Errors) != 1 || u.Errors[0].Line != 3 || u.Errors[0].Col != 5 || u.Errors[0].Ejected ||
+		!strings.HasPrefix(u.Errors[0].Arm, "B") {
+		t.Fatalf("errors %+v: want one, arm B, line 3 col 5", u.Errors)
+	}
+	if msg := m.SetPolicy("# fixed\n"); msg != "" {
+		t.Fatal(msg)
+	}
+	m.Update(1e6)
+	if u := policyUI(t, m); len(u.Errors) != 0 || u.Title != "fixed" {
+		t.Errorf("after a fix: errors %+v, title %q", u.Errors, u.Title)
+	}
+}
+
+// A policy too long for a link stays in the page (and in a share) but not
+// in the fragment, and the editor's section says so.
+func TestLongPolicyLeavesTheLink(t *testing.T) {
+	m, _ := newPolicyModel(t, "#v=1&preset=plain")
+	var b strings.Builder
+	b.WriteString("# long\n")
+	x := uint32(7)
+	for b.Len() < 20_000 { // numbers a deflater cannot shrink much
+		x = x*1664525 + 1013904223
+		b.WriteString("X = " + strconv.FormatUint(uint64(x), 10) + "\n")
+	}
+	if msg := m.SetPolicy(b.String()); msg != "" {
+		t.Fatal(msg)
+	}
+	if u := policyUI(t, m); u.InLink || u.Source != b.String() {
+		t.Errorf("in link %v, source kept %v", u.InLink, u.Source == b.String())
+	}
+	if frag := m.Fragment(); strings.Contains(frag, "&policy=") || len(frag) > 4096 {
+		t.Errorf("fragment %.80q... (%d bytes) carries the long policy", frag, len(frag))
+	}
+	sc, err := m.ScenarioJSON()
+	if err != nil || !strings.Contains(string(sc), "# long") {
+		t.Errorf("the share's scenario lacks the policy (%v)", err)
+	}
+}
