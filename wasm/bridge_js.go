@@ -56,6 +56,9 @@ func registerBridge(g *game, problems []string) {
 	fn("shareFragment", func([]js.Value) any { return m.ShareFragment() })
 	fn("embedCode", func(args []js.Value) any { return m.EmbedCode(str(args, 0)) })
 	fn("set", func(args []js.Value) any { return m.Set(str(args, 0), str(args, 1)) })
+	// setPolicy(source) runs source as the scenario's own sched_ext policy
+	// from time zero (the editor's Run); "" takes the page's policy away.
+	fn("setPolicy", func(args []js.Value) any { return m.SetPolicy(str(args, 0)) })
 	// traceJob returns {file, job, policy} (job: the bytes to post to the worker
 	// that runs it, static/trace.js; policy: that worker must be the policy
 	// worker) or {error}.

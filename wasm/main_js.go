@@ -17,6 +17,7 @@ import (
 
 	"schedplay/playground"
 	"schedplay/playground/lesson"
+	"schedplay/playground/runner"
 )
 
 func main() {
@@ -33,11 +34,21 @@ func main() {
 	// The page script leaves the URL's fragment and any shared scenario in
 	// window.schedplayBoot before starting the program.
 	frag, shared, shareID := bootArgs()
-	// A shared scenario that carries a sched_ext policy needs the policy
-	// worker, which the default worker's first visit does without.
-	run, runName := startRunner(playground.SharedRunsPolicy(shared))
+	// A shared scenario or a link that carries a sched_ext policy needs the
+	// policy worker, which the default worker's first visit does without;
+	// otherwise the page moves to it when an arm first needs it (the editor).
+	policy := playground.SharedRunsPolicy(shared) || playground.FragmentHasPolicy(frag)
+	run, runName, stop := startRunner(policy)
+	var policyRunner func() (runner.Runner, string)
+	if !policy {
+		policyRunner = func() (runner.Runner, string) {
+			stop()
+			r, name, _ := startRunner(true)
+			return r, name
+		}
+	}
 	m := playground.New(playground.Options{Presets: presets, Lessons: lessons, Clock: clock, Fragment: frag, Shared: shared,
-		Runner: run, RunnerName: runName, Saved: newSavedStates(shareID)})
+		Runner: run, RunnerName: runName, PolicyRunner: policyRunner, Saved: newSavedStates(shareID)})
 	m.NoteStartup("presets", tPresets)
 	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)

@@ -30,8 +30,9 @@ func (t *workerTransport) Post(w int, msg []byte) {
 // over the stage: the page's binary carries no simulation code of its own (that
 // would put the page over its size budget). With policy the workers are the
 // policy worker (engine-worker.js?policy=1), which runs a scenario's own
-// sched_ext policy.
-func startRunner(policy bool) (runner.Runner, string) {
+// sched_ext policy. stop terminates the workers (when the page moves to the
+// policy workers).
+func startRunner(policy bool) (run runner.Runner, name string, stop func()) {
 	g := js.Global()
 	n := 1
 	if hc := g.Get("navigator").Get("hardwareConcurrency"); hc.Type() == js.TypeNumber && hc.Int() >= 3 {
@@ -41,7 +42,7 @@ func startRunner(policy bool) (runner.Runner, string) {
 	workers, err := newWorkers(n, policy)
 	if err != nil {
 		logError(err)
-		return &runner.Unavailable{Reason: "this page runs the simulator in Web Workers, and the browser would not start one (" + err.Error() + ")"}, "none"
+		return &runner.Unavailable{Reason: "this page runs the simulator in Web Workers, and the browser would not start one (" + err.Error() + ")"}, "none", func() {}
 	}
 	t.workers = workers
 	remote := runner.NewRemote(t)
@@ -64,14 +65,18 @@ func startRunner(policy bool) (runner.Runner, string) {
 			return nil
 		}))
 	}
-	name := "1 worker"
+	name = "1 worker"
 	if n > 1 {
 		name = "2 workers"
 	}
 	if policy {
 		name += " (policy)"
 	}
-	return remote, name
+	return remote, name, func() {
+		for _, w := range workers {
+			w.Call("terminate")
+		}
+	}
 }
 
 // newWorkers starts n workers (policy workers with policy), or reports why the
