@@ -26,9 +26,10 @@ import (
 // TestBundleBudget), so CI fails when the bundle outgrows it.
 const BudgetBytes = 4_000_000
 
-// PolicyWorkerBudgetBytes is the most the policy worker (PolicyWorkerPath)
-// may send: the engine worker with the Starlark interpreter, fetched when the
-// editor opens or a link carries a policy, never on a first visit.
+// PolicyWorkerBudgetBytes is the most the policy's parts (PolicyParts) may
+// send: the engine worker with the Starlark interpreter and the editor,
+// fetched when the editor opens or a link carries a policy, never on a first
+// visit.
 const PolicyWorkerBudgetBytes = 1_600_000
 
 // Part is one file of the bundle and the bytes a browser downloads for it.
@@ -99,8 +100,8 @@ func Bundle(root string) ([]Part, error) {
 			return nil // a pack is fetched at its scenario's first jump; the labels never
 		} else if strings.HasPrefix(rel, "notes/") {
 			return nil // opened by a reader who follows a link, not by the page
-		} else if rel == strings.TrimPrefix(PolicyWorkerPath, "static/") {
-			return nil // fetched for a policy only (PolicyWorker)
+		} else if rel == strings.TrimPrefix(PolicyWorkerPath, "static/") || rel == strings.TrimPrefix(EditorPath, "static/") {
+			return nil // fetched for a policy only (PolicyParts)
 		}
 		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n, Brotli: brotliSize(path)})
 		return nil
@@ -182,13 +183,18 @@ func mb(n int64) string {
 	return fmt.Sprintf("%.2f MB", float64(n)/1e6)
 }
 
-// PolicyWorker is the policy worker's part under root's static/: what a
-// browser downloads when the page first runs a policy (PolicyWorkerBudgetBytes).
-func PolicyWorker(root string) (Part, error) {
-	path := filepath.Join(root, filepath.FromSlash(PolicyWorkerPath))
-	n, err := servedSize(path)
-	if err != nil {
-		return Part{}, fmt.Errorf("wasmbuild: measuring the policy worker: %w", err)
+// PolicyParts are the policy worker's and the editor's parts under root's
+// static/: what a browser downloads when the page first runs or edits a
+// policy (PolicyWorkerBudgetBytes).
+func PolicyParts(root string) ([]Part, error) {
+	var parts []Part
+	for _, p := range []string{PolicyWorkerPath, EditorPath} {
+		path := filepath.Join(root, filepath.FromSlash(p))
+		n, err := servedSize(path)
+		if err != nil {
+			return nil, fmt.Errorf("wasmbuild: measuring the policy's parts: %w", err)
+		}
+		parts = append(parts, Part{Name: strings.TrimPrefix(p, "static/"), Gzip: n, Brotli: brotliSize(path)})
 	}
-	return Part{Name: strings.TrimPrefix(PolicyWorkerPath, "static/"), Gzip: n, Brotli: brotliSize(path)}, nil
+	return parts, nil
 }

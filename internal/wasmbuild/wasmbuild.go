@@ -37,6 +37,10 @@ const (
 	PolicyWorkerPath     = "static/schedplay-policy-worker.wasm"
 	PolicyWorkerGzipPath = "static/schedplay-policy-worker.wasm.gz"
 	WasmExecPath         = "static/wasm_exec.js"
+	// EditorPath is the policy editor (CodeMirror, built by web/editor and
+	// committed), which the page loads with the policy worker and never on
+	// a first visit; it shares the policy worker's budget.
+	EditorPath = "static/editor.js"
 )
 
 // target is one program of the bundle, its build tags and its compiler flags.
