@@ -39,14 +39,23 @@ func TestBundleBudget(t *testing.T) {
 
 	// The policy worker: the engine worker with the Starlark interpreter,
 	// fetched when a policy runs, within its own budget.
-	pw, err := wasmbuild.PolicyWorker(repoRoot(t))
+	// With it, the editor (CodeMirror): both within the policy's budget.
+	pps, err := wasmbuild.PolicyParts(repoRoot(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pw.Brotli == 0 || pw.Sent() > wasmbuild.PolicyWorkerBudgetBytes {
-		t.Errorf("the policy worker sends %d bytes (gzip %d, brotli %d), over its budget of %d", pw.Sent(), pw.Gzip, pw.Brotli, wasmbuild.PolicyWorkerBudgetBytes)
+	for _, p := range pps {
+		if p.Brotli == 0 {
+			t.Errorf("%s has no brotli sibling", p.Name)
+		}
+		if _, ok := part(parts, "static/"+p.Name); ok {
+			t.Errorf("a first visit downloads %s: it is for policies only", p.Name)
+		}
 	}
-	t.Logf("policy worker: %d bytes sent (gzip %d), budget %d", pw.Sent(), pw.Gzip, wasmbuild.PolicyWorkerBudgetBytes)
+	if wasmbuild.Total(pps) > wasmbuild.PolicyWorkerBudgetBytes {
+		t.Errorf("the policy's parts send %d bytes (%+v), over their budget of %d", wasmbuild.Total(pps), pps, wasmbuild.PolicyWorkerBudgetBytes)
+	}
+	t.Logf("policy worker and editor: %d bytes sent, budget %d", wasmbuild.Total(pps), wasmbuild.PolicyWorkerBudgetBytes)
 
 	// The saved states: a pack for every scenario the bundle saves, each and
 	// all within their budgets (what a first jump fetches, what the

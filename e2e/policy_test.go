@@ -65,7 +65,7 @@ func TestSharedPolicyRuns(t *testing.T) {
 		t.Fatalf("runner %q, problems %v, refused %q, message %q, %d arms", st.Runner, st.Problems, st.Refused, st.Message, len(st.Arms))
 	}
 
-	if got := eval[string](t, ctx, `(s => s.selectedOptions.length ? s.selectedOptions[0].textContent : '')(document.getElementById('policy'))`); !strings.Contains(got, "its own policy") {
+	if got := eval[string](t, ctx, `(s => s.selectedOptions.length ? s.selectedOptions[0].textContent : '')(document.getElementById('policy'))`); !strings.Contains(got, "your own policy") {
 		t.Errorf("the scheduler select shows %q, want the scenario's own policy named", got)
 	}
 	screenshot(t, ctx, viewport, "shared-policy")

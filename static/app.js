@@ -61,7 +61,9 @@
   // Between the page's own scripts; not part of window.schedplay.
   const redraw = {};
   const on = (name, fn) => { (redraw[name] = redraw[name] || []).push(fn); };
-  window.schedplayPage = { on };
+  // core() is the model's handle once the wasm runs (null before), and
+  // refresh() mirrors a change made through it at once.
+  window.schedplayPage = { on, core: () => core, refresh: () => refresh() };
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
 
@@ -190,7 +192,7 @@
   // others fill, settings comes before controls (the compare picker's value
   // before its options).
   const ORDER = ['meta', 'settings', 'notices', 'controls', 'clock', 'panes', 'cards', 'explain',
-    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace'];
+    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace', 'policy'];
 
   // refresh reads the sections newer than the last it saw and redraws them. A
   // new meta rebuilds the controls and pickers, so everything is redrawn on it.
@@ -366,6 +368,7 @@
   }
 
   function renderPanes(panes) {
+    renderPaneProblems(panes);
     const box = $('pane-titles');
     while (box.children.length > panes.length) box.lastChild.remove();
     while (box.children.length < panes.length) box.append(el('div', { class: 'pane-title' }));
@@ -377,6 +380,27 @@
       d.style.width = p.w + 'px';
       const parts = p.title.split(' · ');
       d.replaceChildren(el('span', {}, el('b', { text: parts.slice(0, 2).join(' · ') }), ' · ' + parts.slice(2).join(' · ')));
+    });
+  }
+
+  // renderPaneProblems puts an arm's own problem (its policy did not compile,
+  // or was ejected) over its tiles, under its title.
+  function renderPaneProblems(panes) {
+    let box = $('pane-problems');
+    if (!box) {
+      box = el('div', { id: 'pane-problems', class: 'pane-titles', 'aria-live': 'polite' });
+      stage.append(box);
+    }
+    const shown = panes.filter((p) => p.problem);
+    while (box.children.length > shown.length) box.lastChild.remove();
+    while (box.children.length < shown.length) box.append(el('div', { class: 'pane-problem', role: 'status' }));
+    shown.forEach((p, i) => {
+      const d = box.children[i];
+      d.style.left = (p.x + 6) + 'px';
+      d.style.top = (p.y + (panes.length > 1 ? 28 : 6)) + 'px';
+      d.style.maxWidth = Math.max(p.w - 12, 120) + 'px';
+      d.classList.toggle('ejected', p.problem.startsWith('Policy ejected'));
+      d.textContent = p.problem;
     });
   }
 
@@ -547,7 +571,14 @@
   $('preset').addEventListener('change', (e) => { if (e.target.value) set('preset', e.target.value); });
   $('chart-metric').addEventListener('change', (e) => set('chart', e.target.value));
   $('theme').addEventListener('click', () => set('theme', view.settings && view.settings.theme === 'light' ? 'dark' : 'light'));
-  $('copy-link').addEventListener('click', () => copy(pageURL() + '#' + core.fragment(), 'Link'));
+  $('copy-link').addEventListener('click', () => {
+    const pol = view.policy;
+    if (pol && pol.origin === 'page' && !pol.in_link) {
+      toast('This policy is too long for a link: use Share, which stores it and copies a short link.');
+      return;
+    }
+    copy(pageURL() + '#' + core.fragment(), 'Link');
+  });
   $('copy-embed').addEventListener('click', () => copy(core.embedCode(pageURL()), 'Embed code'));
   $('share').addEventListener('click', share);
   window.addEventListener('hashchange', () => refresh());
@@ -597,6 +628,10 @@
     // perfReset: {ms, calls} (diagnostics, like state().perf).
     pageCost: () => ({ ...cost }),
     fragment: () => core.fragment(),
+    // setPolicy(source) runs source as the scenario's own sched_ext policy
+    // from time zero, as the editor's Run does ("" or null when accepted,
+    // else why not).
+    setPolicy: (source) => { const r = core.setPolicy(String(source)); refresh(); return r || null; },
   };
 
   start().catch((e) => {
