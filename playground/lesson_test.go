@@ -10,6 +10,7 @@ import (
 	"schedplay/playground"
 	"schedplay/playground/lesson"
 	"schedplay/playground/runner"
+	"schedplay/scxstar"
 )
 
 // lessonModel is a model over the shipped presets and lessons, in process.
@@ -21,7 +22,16 @@ func lessonModel(t *testing.T, frag string) *playground.Model {
 		t.Fatalf("presets %v, lessons %v", probs, errs)
 	}
 	c := &fakeClock{step: 0.01}
-	return playground.New(playground.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read), Fragment: frag})
+	// A lesson step may run its own policy: the page then moves to the policy
+	// workers, which link the Starlark binding (the test links it here; the
+	// playground itself does not).
+	policyRunner := func() (runner.Runner, string) {
+		l := runner.NewLocal(c.read)
+		l.SetCompiler(scxstar.CompilerNamed(playground.PolicyFile))
+		return l, "local (policy)"
+	}
+	return playground.New(playground.Options{Presets: ps, Lessons: ls, Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read),
+		PolicyRunner: policyRunner, Fragment: frag})
 }
 
 // untilSettled runs frames until the open step is no longer running and returns

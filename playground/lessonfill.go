@@ -189,6 +189,8 @@ func formatResult(path string, v float64) string {
 		return view.Duration(v * 1e3)
 	case path == "elapsed_s" || path == "sim_seconds":
 		return view.Duration(v * 1e9)
+	case strings.HasSuffix(path, "_ns"): // scx_exit.at_ns
+		return view.Duration(v)
 	case strings.HasPrefix(path, "busy_vcpus"):
 		return view.VCPUs(v) // an idle guest's 0.14 and 0.05 differ
 	case path == "spin_window_mean":

@@ -80,6 +80,12 @@ func lessonSteps(l lesson.Lesson) string {
 		if s.Compare != "" {
 			scenario += ", compare " + s.Compare
 		}
+		if p := st.Policy; p != nil {
+			scenario += ", policy " + p.Example
+			if n := len(p.Replace); n > 0 {
+				scenario += fmt.Sprintf(" (edits: %d)", n)
+			}
+		}
 		stop := "at " + st.At
 		if u := st.Until; u != nil {
 			stop = fmt.Sprintf("first %s in %c", u.Event, 'A'+u.ArmIndex)

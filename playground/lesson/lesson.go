@@ -20,11 +20,12 @@
 //	    "at": "1s",                              // run to this moment, or:
 //	    "until": {"event": "pull_ipi", "arm": "B", "after": "100ms", "within": "1s"},
 //	    "highlight": {"arm": "A", "cpu": 0},     // or "thread": 12, "role": "waker", "event": true
-//	    "set": {...}, "preset": "...", "compare": "...", "speed": "20us"
+//	    "set": {...}, "preset": "...", "compare": "...", "speed": "20us",
+//	    "policy": {"example": "scx_simple", "replace": [["FIFO = False", "FIFO = True"]]}
 //	  }]
 //	}
 //
-// Knobs, compare and speed carry over from step to step; a step that names a
+// Knobs, compare, speed and policy carry over from step to step; a step that names a
 // preset starts again from that preset alone. A step stops at its moment ("at")
 // or right after the first event of a kind ("until", the events of runner.Event:
 // pull_ipi, donation, migration, halt, spin_grow, spin_shrink, done), looked for
@@ -85,6 +86,9 @@ type Step struct {
 	Until     *Until            `json:"until,omitzero"`
 	Highlight *Highlight        `json:"highlight,omitzero"`
 	Speed     string            `json:"speed,omitzero"`
+	// Policy is the sched_ext policy the step's scenario runs as its own
+	// (policy.go): an example with edits, shown in the page's editor.
+	Policy *Policy `json:"policy,omitzero"`
 
 	// Read by Decode from the fields above.
 	AtNs         int64         `json:"-"`
@@ -222,6 +226,11 @@ func (s *Step) check(n int) error {
 	}
 	if err := checkCompare(n, s.Compare); err != nil {
 		return err
+	}
+	if s.Policy != nil {
+		if err := s.Policy.check(n); err != nil {
+			return err
+		}
 	}
 	if s.Speed != "" {
 		if _, _, err := urlstate.ParseSpeed(s.Speed); err != nil {

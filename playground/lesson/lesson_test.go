@@ -56,7 +56,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"wrong type", `"at":"1s"`, `"at":1`, "step 1: at: want a string"},
 		{"wrong type deep", `"cpu":3`, `"cpu":"3"`, "step 1: highlight.cpu: want a whole number, not a string"},
 		{"unknown field, with the fields there are", `"at":"1s"`, `"when":"1s"`,
-			"step 1: when: unknown field (the fields here are caption, preset, set, compare, at, until, highlight, speed)"},
+			"step 1: when: unknown field (the fields here are caption, preset, set, compare, at, until, highlight, speed, policy)"},
 		{"fraction for a vCPU", `"cpu":3`, `"cpu":1.5`, "step 1: highlight.cpu: 1.5 is not a whole number"},
 		{"exponent for a vCPU", `"cpu":3`, `"cpu":3e0`, "step 1: highlight.cpu: 3e0 is not in plain digits: write 3"},
 		{"huge vCPU", `"cpu":3`, `"cpu":1e30`, "step 1: highlight.cpu: 1e30 is out of range: want a whole number from"},
@@ -87,6 +87,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad role", `"cpu":3`, `"role":"king"`, `step 1: highlight.role: "king" is not`},
 		{"duplicate field", `"title":"t"`, `"title":"t","title":"u"`, "title: the field appears twice"},
 		{"duplicate field in a step", `"at":"1s"`, `"at":"1s","at":"2s"`, "step 1: at: the field appears twice"},
+		{"unknown example policy", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_magic"}`, `step 1: policy.example: "scx_magic" is not one of the example policies (scx_simple, `},
+		{"an edit not in the policy", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["LIFO = True","LIFO = False"]]}`, `step 1: policy.replace.0: "LIFO = True" is not in the policy`},
+		{"an edit that applies twice", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["FIFO","fifo"]]}`, `step 1: policy.replace.0: "FIFO" appears more than once`},
+		{"an edit of three strings", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["a","b","c"]]}`, `step 1: policy.replace.0: `},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {

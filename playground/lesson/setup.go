@@ -22,6 +22,9 @@ type Setup struct {
 	Compare string
 	// Speed is the speed Play continues at ("" for the page's default).
 	Speed string
+	// Policy is the source of the sched_ext policy the scenario runs as its
+	// own (sched.scx.source; "" for none).
+	Policy string
 }
 
 // Setup returns step i's setup (0-based): the lesson's preset and knobs, then
@@ -43,6 +46,9 @@ func (l Lesson) Setup(i int) Setup {
 		}
 		if st.Speed != "" {
 			s.Speed = st.Speed
+		}
+		if st.Policy != nil {
+			s.Policy = st.Policy.Source
 		}
 	}
 	for _, p := range engine.KnobPaths() {
@@ -71,6 +77,9 @@ func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
 	base, err := engine.DecodeScenario(presetData, s.Sets()...)
 	if err != nil {
 		return nil, &Error{Field: "set", Msg: err.Error()}
+	}
+	if s.Policy != "" {
+		base.Sched.Scx.Source = s.Policy
 	}
 	mode, a, b, err := urlstate.ParseCompare(s.Compare)
 	if err != nil {
