@@ -154,3 +154,21 @@ func jsString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`, "\u2028", `\u2028`, "\u2029", `\u2029`)
 	return "'" + r.Replace(s) + "'"
 }
+
+// TestPolicyEditorOnAPhone: on a phone's width, in the light theme, the
+// editor fits the column under the stage (no sideways scrolling) and keeps
+// its Run button in reach.
+func TestPolicyEditorOnAPhone(t *testing.T) {
+	ctx, base := browser(t, 390, 844)
+	open(t, ctx, base+"/#v=1&preset=hackbench&sched.policy=scx&compare=off&theme=light")
+	waitFor(t, ctx, `!!window.schedplayEditorView && !document.getElementById('policy-panel').hidden`, time.Minute)
+	if w := eval[float64](t, ctx, `document.documentElement.scrollWidth`); w > 392 {
+		t.Errorf("the page is %v px wide on a 390 px phone", w)
+	}
+	r := evalJSON[struct{ Left, Right float64 }](t, ctx, `(r => ({left: r.left, right: r.right}))(document.getElementById('policy-run').getBoundingClientRect())`)
+	if r.Left < 0 || r.Right > 390 {
+		t.Errorf("Run is at %v-%v px, outside the 390 px screen", r.Left, r.Right)
+	}
+	eval[any](t, ctx, `document.getElementById('policy-panel').scrollIntoView()`)
+	screenshot(t, ctx, viewport, "policy-phone")
+}
