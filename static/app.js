@@ -543,6 +543,12 @@
       u.hash = core.shareFragment();
       await copy(u.href, 'Share link');
     } catch (e) {
+      const pol = view.policy;
+      if (pol && pol.origin === 'page' && !pol.in_link) {
+        // The full link would lose the policy: say so rather than copy it.
+        toast('Sharing is not available here (' + e.message + '), and this policy is too long for a link.');
+        return;
+      }
       await fallback();
       toast('Sharing is not available here (' + e.message + '); copied the full link instead.');
     }
