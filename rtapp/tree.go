@@ -105,7 +105,10 @@ func (p *treeParser) wrap(err error) error {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
 		msg := "invalid JSON"
-		if se.Err != nil {
+		switch {
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			msg = "unexpected end of input"
+		case se.Err != nil:
 			msg = strings.TrimPrefix(se.Err.Error(), "jsontext: ")
 		}
 		path := strings.ReplaceAll(strings.TrimPrefix(string(se.JSONPointer), "/"), "/", ".")
