@@ -519,7 +519,7 @@ func TestErrors(t *testing.T) {
 			`{"tasks": {"a": {"run": 1}}} {}`,
 			`line 1 col 31: unexpected data after the top-level object`},
 		{"too deep",
-			doc(`"a": {"timer": `+strings.Repeat(`{"x": `, 20)+`1`+strings.Repeat(`}`, 20)+`}`),
+			doc(`"a": {"timer": ` + strings.Repeat(`{"x": `, 20) + `1` + strings.Repeat(`}`, 20) + `}`),
 			`line 1 col `},
 		{"too big",
 			`{"tasks": {"a": {"run": 1` + strings.Repeat(" ", MaxInputBytes) + `}}}`,

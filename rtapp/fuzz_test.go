@@ -57,3 +57,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestLargeInputs decodes inputs near MaxInputBytes shaped to stress each
+// pass (comments, many keys, many tasks, many events) and bounds the time.
+func TestLargeInputs(t *testing.T) {
+	big := func(prefix, unit, suffix string) []byte {
+		t.Helper()
+		b := []byte(prefix)
+		for len(b)+len(unit)+len(suffix) <= MaxInputBytes {
+			b = append(b, unit...)
+		}
+		return append(b, suffix...)
+	}
+	inputs := map[string][]byte{
+		"comments": big(`{"tasks": {"a": {"run": 1}}}`, "/* x */ // y\n", ""),
+		"commas":   big(`{"tasks": {"a": {"cpus": [0`, ", 0", `, ], "run": 1}}}`),
+		"tasks":    big(`{"tasks": {"t": {"run": 1}`, `, "t": {"run": 1}`, `}}`),
+		"events":   big(`{"tasks": {"a": {"run": 1`, `, "run": 1`, `}}}`),
+		"phases":   big(`{"tasks": {"a": {"phases": {"p": {"run": 1}`, `, "p": {"run": 1, "lock": "m", "unlock": "m"}`, `}}}}`),
+		"strings":  big(`{"tasks": {"a": {"lock": "`, "\\u00b5", `", "run": 1}}}`),
+	}
+	for name, in := range inputs {
+		start := time.Now()
+		_, err := Decode(in)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s: %v on %d bytes", name, took, len(in))
+		}
+		t.Logf("%s: %d bytes, %.200v", name, len(in), err)
+	}
+}

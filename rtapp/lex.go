@@ -101,6 +101,11 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 type source struct {
 	data       []byte
 	lineStarts []int
+	// The last position computed, so that positions asked for in file
+	// order (as the tree parser does) cost O(file) in all, even when the
+	// whole file is one line.
+	lastOff int64
+	lastPos Pos
 }
 
 func newSource(data []byte) *source {
@@ -126,8 +131,14 @@ func (s *source) pos(off int64) Pos {
 			hi = mid - 1
 		}
 	}
-	start := s.lineStarts[lo]
-	return Pos{Line: lo + 1, Col: utf8.RuneCount(s.data[start:off]) + 1}
+	var p Pos
+	if s.lastPos.Line == lo+1 && s.lastOff <= off {
+		p = Pos{Line: lo + 1, Col: s.lastPos.Col + utf8.RuneCount(s.data[s.lastOff:off])}
+	} else {
+		p = Pos{Line: lo + 1, Col: utf8.RuneCount(s.data[s.lineStarts[lo]:off]) + 1}
+	}
+	s.lastOff, s.lastPos = off, p
+	return p
 }
 
 // Error is what Decode returns for a description it cannot accept. Path is
@@ -157,6 +168,15 @@ type Pos struct {
 
 func (p Pos) String() string { return fmt.Sprintf("line %d col %d", p.Line, p.Col) }
 
+const maxMsg = 400
+
 func errorAt(p Pos, path, format string, args ...any) *Error {
-	return &Error{Path: path, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	if r := []rune(msg); len(r) > maxMsg { // names can be long
+		msg = string(r[:maxMsg]) + "…"
+	}
+	if r := []rune(path); len(r) > maxMsg {
+		path = string(r[:maxMsg]) + "…"
+	}
+	return &Error{Path: path, Line: p.Line, Col: p.Col, Msg: msg}
 }

@@ -141,11 +141,12 @@ func (p *treeParser) value(depth int) (*node, error) {
 				return nil, p.wrap(err)
 			}
 			name := tok.String() // before the next call voids tok
+			npos := p.src.pos(noff) // in file order, before the value's
 			v, err := p.value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
-			n.members = append(n.members, member{name: name, pos: p.src.pos(noff), val: v})
+			n.members = append(n.members, member{name: name, pos: npos, val: v})
 		}
 		if _, err := p.dec.ReadToken(); err != nil {
 			return nil, p.wrap(err)
