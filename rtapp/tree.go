@@ -140,7 +140,7 @@ func (p *treeParser) value(depth int) (*node, error) {
 			if err != nil {
 				return nil, p.wrap(err)
 			}
-			name := tok.String() // before the next call voids tok
+			name := tok.String()    // before the next call voids tok
 			npos := p.src.pos(noff) // in file order, before the value's
 			v, err := p.value(depth + 1)
 			if err != nil {
