@@ -18,19 +18,19 @@ func rtappScenario(src string) Scenario {
 }
 
 func TestRTAppScenarioChecks(t *testing.T) {
-	notYet := `workload.kind: "rtapp": the description is valid, but this engine does not run rt-app workloads yet`
+	const valid = "" // Validate accepts it
 	tests := []struct {
 		name string
 		src  string
 		edit func(*Scenario)
 		want string // the whole error message
 	}{
-		{"valid", `{"tasks": {"t": {"run": 1000, "sleep": 1000}}}`, nil, notYet},
+		{"valid", `{"tasks": {"t": {"run": 1000, "sleep": 1000}}}`, nil, valid},
 		{"empty", ``, nil, `workload.rtapp: is empty: workload.kind "rtapp" runs the rt-app description held there`},
 		{"decode error names rtapp's path and position", "{\"tasks\": {\"t\": {\n  \"run\": \"ten\"}}}", nil,
 			`workload.rtapp: tasks.t.run: line 2 col 10: `},
-		{"one CPU is pinned", `{"tasks": {"t": {"cpus": [2], "run": 1000}}}`, nil, notYet},
-		{"all CPUs", `{"tasks": {"t": {"cpus": [3, 2, 1, 0], "run": 1000}}}`, nil, notYet},
+		{"one CPU is pinned", `{"tasks": {"t": {"cpus": [2], "run": 1000}}}`, nil, valid},
+		{"all CPUs", `{"tasks": {"t": {"cpus": [3, 2, 1, 0], "run": 1000}}}`, nil, valid},
 		{"a subset of CPUs", `{"tasks": {"t": {"cpus": [0, 1], "run": 1000}}}`, nil,
 			`workload.rtapp: tasks.t.cpus: line 1 col 12: [0 1] is neither one CPU (pinned) nor all 4: the engine pins a thread to one CPU or to none`},
 		{"a CPU the machine lacks", `{"tasks": {"t": {"cpus": [4], "run": 1000}}}`, nil,
@@ -49,8 +49,8 @@ func TestRTAppScenarioChecks(t *testing.T) {
 			`workload.rtapp: tasks.t: line 1 col 12: priority (nice) -5 is refused: no policy modelled weighs tasks`},
 		{"phase nice", `{"tasks": {"t": {"phases": {"p": {"priority": 3, "run": 10}}}}}`, nil,
 			`workload.rtapp: tasks.t.phases.p: line 1 col 29: priority (nice) 3 is refused`},
-		{"global.duration agrees", `{"global": {"duration": 1}, "tasks": {"t": {"run": 1000}}}`, nil, notYet},
-		{"global.duration -1 leaves duration_ms", `{"global": {"duration": -1}, "tasks": {"t": {"run": 1000}}}`, nil, notYet},
+		{"global.duration agrees", `{"global": {"duration": 1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
+		{"global.duration -1 leaves duration_ms", `{"global": {"duration": -1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
 		{"global.duration disagrees", `{"global": {"duration": 5}, "tasks": {"t": {"run": 1000}}}`, nil,
 			`workload.rtapp: global.duration: 5 s disagrees with duration_ms=1000: the run lasts duration_ms; set it to 5000 or remove global.duration`},
 		{"too large", `{"tasks": {"t": {"run": 1000}}}` + strings.Repeat(" ", MaxRTAppBytes), nil,
@@ -65,6 +65,12 @@ func TestRTAppScenarioChecks(t *testing.T) {
 				tc.edit(&sc)
 			}
 			err := sc.Validate()
+			if tc.want == valid {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
 			var fe *FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("Validate() = %v, want a *FieldError", err)

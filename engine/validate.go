@@ -68,10 +68,6 @@ func (sc *Scenario) Validate() error {
 	if w.Kind == WorkloadRTApp && v.err == nil {
 		if _, err := decodeRTApp(w, sc.Machine.VCPUs, sc.DurationMs); err != nil {
 			v.err = err
-		} else {
-			// The description is valid; the threads that would run it are
-			// not built yet (engine/rtapp_scenario.go).
-			v.fail("workload.kind", "%q: the description is valid, but this engine does not run rt-app workloads yet", WorkloadRTApp)
 		}
 	}
 

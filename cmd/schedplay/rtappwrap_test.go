@@ -45,8 +45,8 @@ func TestRTAppWrap(t *testing.T) {
 }
 
 // TestRunRTAppFile: "schedplay run FILE" reads an rt-app file, --set applies to
-// the wrapping scenario, and problems are named with the file's line:col. (The
-// engine does not run rt-app workloads yet: a valid file stops there.)
+// the wrapping scenario, and problems are named with the file's line:col; a
+// valid file runs.
 func TestRunRTAppFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "my-rtapp.json")
@@ -60,7 +60,6 @@ func TestRunRTAppFile(t *testing.T) {
 		err  string
 	}{
 		{"CPU off the default machine", nil, file + ": workload.rtapp: tasks.t.cpus: line 3 col 12: CPU 6: the machine has 4 vCPUs (0..3)"},
-		{"--set machine.vcpus", []string{"--set", "machine.vcpus=8"}, file + `: workload.kind: "rtapp": the description is valid, but this engine does not run rt-app workloads yet`},
 		{"--set duration_ms disagreeing", []string{"--set", "machine.vcpus=8", "--set", "duration_ms=3000"},
 			file + ": workload.rtapp: global.duration: 2 s disagrees with duration_ms=3000"},
 	} {
@@ -74,8 +73,13 @@ func TestRunRTAppFile(t *testing.T) {
 			}
 		})
 	}
-	// A scenario is never taken for an rt-app file.
+	// With the CPU it names, it runs.
 	a := newTestApp(t, fakeSim)
+	if code := a.main([]string{"run", file, "--set", "machine.vcpus=8"}); code != 0 {
+		t.Errorf("run with --set machine.vcpus=8: exit %d: %s", code, a.errOut)
+	}
+	// A scenario is never taken for an rt-app file.
+	a = newTestApp(t, fakeSim)
 	if code := a.main([]string{"run", "ab"}); code != 0 {
 		t.Errorf("run ab: exit %d: %s", code, a.errOut)
 	}
