@@ -66,7 +66,9 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64) (*rtapp.Description, 
 	threads := 0
 	for _, t := range d.Tasks {
 		tp := "tasks." + t.Name
-		threads += t.Instance
+		if threads += t.Instance; threads > rtappMaxThreads {
+			return nil, at(tp+".instance", t.Pos, "%d instances bring the threads started to %d, above the engine's limit of %d in all", t.Instance, threads, rtappMaxThreads)
+		}
 		if err := rtappCPUs(t.CPUs, vcpus); err != "" {
 			return nil, at(tp+".cpus", t.Pos, "%s", err)
 		}
@@ -94,9 +96,6 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64) (*rtapp.Description, 
 				}
 			}
 		}
-	}
-	if threads > rtappMaxThreads {
-		return nil, fieldErr(path, "starts %d threads, above the limit %d", threads, rtappMaxThreads)
 	}
 	return d, nil
 }

@@ -53,6 +53,8 @@ func TestRTAppScenarioChecks(t *testing.T) {
 		{"global.duration -1 leaves duration_ms", `{"global": {"duration": -1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
 		{"global.duration disagrees", `{"global": {"duration": 5}, "tasks": {"t": {"run": 1000}}}`, nil,
 			`workload.rtapp: global.duration: 5 s disagrees with duration_ms=1000: the run lasts duration_ms; set it to 5000 or remove global.duration`},
+		{"too many threads", `{"tasks": {"a": {"instance": 1000, "run": 1}, "b": {"instance": 25, "run": 1}}}`, nil,
+			`workload.rtapp: tasks.b.instance: line 1 col 47: 25 instances bring the threads started to 1025, above the engine's limit of 1024 in all`},
 		{"too large", `{"tasks": {"t": {"run": 1000}}}` + strings.Repeat(" ", MaxRTAppBytes), nil,
 			`workload.rtapp: is 32799 bytes, above the limit 32768`},
 		{"description under another kind", `{"tasks": {"t": {"run": 1000}}}`, func(sc *Scenario) { sc.Workload.Kind = WorkloadIdle },
