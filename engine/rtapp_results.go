@@ -101,10 +101,9 @@ func (w *rtappWorkload) record(s *Sim, th *rtThread) {
 			Period: period / 1000, Start: th.passStart / 1000, End: s.now / 1000, RelSt: th.passStart / 1000,
 			Slack: th.slack / 1000, CDuration: th.cDur / 1000, CPeriod: th.cPeriod / 1000, WuLat: th.wuLat / 1000})
 	}
-	th.perf, th.runNs, th.cDur, th.cPeriod, th.wuLat = 0, 0, 0, 0, 0
-	if !w.desc.Global.CumulativeSlack {
-		th.slack = 0
-	}
+	// thread_body clears its log_data_t before every pass (cumulative_slack
+	// adds up the slack of one pass's timers, not across passes).
+	th.perf, th.runNs, th.cDur, th.cPeriod, th.wuLat, th.slack = 0, 0, 0, 0, 0, 0
 }
 
 // results summarises the run so far.

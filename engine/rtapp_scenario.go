@@ -155,7 +155,7 @@ func rtappSched(s rtapp.Sched) string {
 	case s.Policy != rtapp.SchedOther && s.Policy != "":
 		return string(s.Policy) + " is refused: only SCHED_OTHER is modelled (SCHED_BATCH and SCHED_IDLE change weights and wake-up preemption, which the engine does not model)"
 	case s.Priority != 0:
-		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused: no policy modelled weighs tasks, so a nice value would be silently ignored; use 0"
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused: no policy modelled weighs tasks (the linux reference leaves weights out, every sched_ext task has weight 100, OSv has no nice), so a nice value would be silently ignored; use 0"
 	}
 	return ""
 }
