@@ -1,0 +1,68 @@
+package engine
+
+import "testing"
+
+// TestRTAppRunSleep: run and runtime are CPU time (alone on a CPU, their wall
+// time is what they ask), sleep blocks for its duration: a pass of run 2000,
+// runtime 1000 and sleep 3000 lasts 6000 µs plus wake-up costs.
+func TestRTAppRunSleep(t *testing.T) {
+	r := runRTApp(t, `{"tasks": {"t": {"loop": 50, "run": 2000, "runtime": 1000, "sleep": 3000}}}`)
+	k := rtTaskRes(t, r, "t")
+	if k.Loops != 50 || k.CDurationMeanUs != 3000 {
+		t.Fatalf("%d passes asking %.1f µs of run", k.Loops, k.CDurationMeanUs)
+	}
+	if k.RunMeanUs < 3000 || k.RunMeanUs > 3010 {
+		t.Errorf("run and runtime took %.1f µs of wall time alone on a CPU, want 3000", k.RunMeanUs)
+	}
+	if k.PeriodMeanUs < 6000 || k.PeriodMeanUs > 6100 {
+		t.Errorf("a pass lasts %.1f µs, want 6000 and the wake-up", k.PeriodMeanUs)
+	}
+	for _, row := range r.rows["t-0"] {
+		if row.CPeriod != 0 || row.Slack != 0 || row.WuLat != 0 {
+			t.Fatalf("a pass without a timer has c_period %d slack %d wu_lat %d", row.CPeriod, row.Slack, row.WuLat)
+		}
+	}
+}
+
+// TestRTAppAffinity: a task pinned to one CPU runs only there; one given every
+// CPU is not pinned and spreads.
+func TestRTAppAffinity(t *testing.T) {
+	s, err := NewSim(rtappScenario(`{"tasks": {
+		"pinned": {"instance": 3, "cpus": [2], "run": 700, "sleep": 300},
+		"free": {"instance": 6, "cpus": [0, 1, 2, 3], "run": 900, "sleep": 100}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	w := s.wl.(*rtappWorkload)
+	ranOn := make([]map[int]bool, len(w.thr))
+	for i := range ranOn {
+		ranOn[i] = map[int]bool{}
+	}
+	for s.Step() {
+		for i := range w.thr {
+			if th := w.thr[i].t; th.state == ThreadRunning {
+				ranOn[i][th.cpu] = true
+			}
+		}
+	}
+	for i := range w.thr {
+		th := &w.thr[i]
+		pinned := w.tasks[th.task].name == "pinned"
+		if th.t.pinned != pinned {
+			t.Errorf("%s: pinned %v", th.t.name, th.t.pinned)
+		}
+		if pinned && (len(ranOn[i]) != 1 || !ranOn[i][2]) {
+			t.Errorf("%s, pinned to CPU 2, ran on %v", th.t.name, ranOn[i])
+		}
+	}
+	spread := map[int]bool{}
+	for i := 3; i < len(w.thr); i++ {
+		for c := range ranOn[i] {
+			spread[c] = true
+		}
+	}
+	if len(spread) < 3 {
+		t.Errorf("the unpinned threads ran only on CPUs %v", spread)
+	}
+}
