@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestRTAppRunSleep: run and runtime are CPU time (alone on a CPU, their wall
 // time is what they ask), sleep blocks for its duration: a pass of run 2000,
@@ -64,5 +67,58 @@ func TestRTAppAffinity(t *testing.T) {
 	}
 	if len(spread) < 3 {
 		t.Errorf("the unpinned threads ran only on CPUs %v", spread)
+	}
+}
+
+// TestRTAppRuntimeIsWallTime: sharing a CPU with a periodic thread that
+// preempts it, run gets all the CPU
+// time it asks for however long that takes, while runtime ends once its
+// duration of wall time has passed, with less CPU time when it was
+// preempted; neither ends before its duration.
+func TestRTAppRuntimeIsWallTime(t *testing.T) {
+	// passes returns the wall time of each pass's run event and the CPU time
+	// the thread had in the pass.
+	passes := func(kind string) (wall, cpu []int64) {
+		src := `{"tasks": {"a": {"cpus": [0], "` + kind + `": 5000, "sleep": 5000},
+			"tick": {"cpus": [0], "run": 300, "timer": {"ref": "unique", "period": 1000}}}}`
+		sc, err := rtappScenario(src).WithKnobs("sched.policy=osv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSim(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetVisual(false)
+		a := s.wl.(*rtappWorkload).thr[0].t
+		last := 0.0
+		if err := s.SetRTAppLog(func(r RTAppLogRow) {
+			if r.Thread == "a-0" {
+				ran := runNsAt(s, a, s.now)
+				wall, cpu = append(wall, r.Run), append(cpu, int64(ran-last)/1000)
+				last = ran
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		s.Run()
+		if len(wall) < 20 {
+			t.Fatalf("%s: %d passes", kind, len(wall))
+		}
+		return wall, cpu
+	}
+	runWall, runCPU := passes("run")
+	rtWall, rtCPU := passes("runtime")
+	if m := slices.Min(runCPU); m < 5000 {
+		t.Errorf("a pass's run got %d µs of CPU, asked 5000", m)
+	}
+	if slices.Max(runWall) <= 5100 {
+		t.Error("run was never slowed: the test shows nothing")
+	}
+	if m := slices.Min(rtCPU); m >= 4900 {
+		t.Errorf("runtime always got %d µs of CPU or more: nothing cut into its wall time", m)
+	}
+	if m := slices.Min(append(runWall, rtWall...)); m < 5000 {
+		t.Errorf("a pass's run event took %d µs, below the 5000 asked", m)
 	}
 }

@@ -216,7 +216,7 @@ func (w *rtappWorkload) waitText(th *rtThread) string {
 	return th.wait.String()
 }
 
-var rtWaitNames = [...]string{"start", "running", "run", "yield", "spin", "sleep", "timer", "granted",
+var rtWaitNames = [...]string{"start", "running", "run", "runtime", "yield", "spin", "sleep", "timer", "granted",
 	"lock", "wait", "barrier", "suspend", "sem_wait", "done"}
 
 func (w rtWait) String() string {

@@ -26,13 +26,12 @@ import (
 // latency is the pass's wall time, rt-app's "period" column).
 //
 // Events (run_event):
-//   - run and runtime: a step of that much CPU time. rt-app's run is a fixed
-//     amount of work, calibrated to take that long on the fastest CPU: every
-//     simulated CPU has the same speed, so it is CPU time. runtime busy-loops
-//     until that much wall time passed; the engine cannot end a step from
-//     outside the thread, so it is CPU time too, and the two differ only
-//     when the thread is preempted during it (rt-app's runtime then ends
-//     sooner). The log's "run" column is the wall time the event took.
+//   - run: a step of that much CPU time. rt-app's run is a fixed amount of
+//     work, calibrated to take that long on the fastest CPU: every simulated
+//     CPU has the same speed, so it is CPU time. runtime busy-loops until
+//     that much wall time has passed: a step of that much CPU time that a
+//     timer ends at the wall-time deadline (rtapp_runtime.go). The log's
+//     "run" column is the wall time the event took.
 //   - sleep: blocks that long (nanosleep); a timer interrupt on the thread's
 //     CPU wakes it, as the hrtimer that ends a nanosleep does.
 //   - timer: rt-app's periodic timer (rtapp_timer). Its next expiry starts at
@@ -78,7 +77,8 @@ type rtWait uint8
 const (
 	rtStart   rtWait = iota // not started: blocked until its start (delay) or woken at time 0
 	rtRunning               // between events (no step, no wait)
-	rtRun                   // a run or runtime step is under way
+	rtRun                   // a run step is under way
+	rtRuntime               // a runtime step is under way, until wakeAt (rtapp_runtime.go)
 	rtYield                 // the yield's step is under way
 	rtSpin                  // rtappIdlePassNs is under way
 	rtSleep                 // asleep until wakeAt
@@ -130,7 +130,7 @@ type rtThread struct {
 	wait              rtWait
 	res               int   // the resource it waits for (rtLock..rtSem)
 	mutex             int   // rtCond: the mutex to take back when signalled
-	wakeAt            int64 // rtStart, rtSleep, rtTimer: when its timer fires
+	wakeAt            int64 // rtStart, rtSleep, rtTimer, rtRuntime: when its timer fires
 	phase, phaseLoop  int
 	loop              int // passes over all phases done (thread_loop)
 	ev                int // next event of the phase
@@ -292,6 +292,10 @@ func (w *rtappWorkload) event(s *Sim, e event) {
 		return
 	}
 	th := &w.thr[e.arg]
+	if th.wait == rtRuntime && th.wakeAt == s.now {
+		w.runtimeDeadline(s, th)
+		return
+	}
 	if (th.wait == rtStart || th.wait == rtSleep || th.wait == rtTimer) && th.wakeAt == s.now {
 		// The hrtimer's interrupt on the CPU where the thread went to sleep.
 		s.raiseIRQ(s.cpus[th.t.cpu], th.t, irqTimer)
@@ -304,7 +308,7 @@ func (w *rtappWorkload) next(s *Sim, t *thread) (int64, bool) {
 	switch th.wait {
 	case rtStart:
 		th.passStart = s.now
-	case rtRun:
+	case rtRun, rtRuntime:
 		th.runNs += s.now - th.runStart
 		th.ev++
 	case rtTimer:
@@ -350,7 +354,11 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 			th.cDur += e.ns
 			th.perf += e.ns / 1000
 			th.runStart = s.now
-			w.setWait(th, rtRun)
+			if e.kind == rtapp.Runtime && e.ns > 0 {
+				w.runtimeStart(s, th, e.ns)
+			} else {
+				w.setWait(th, rtRun)
+			}
 			return e.ns, false
 		case rtapp.Sleep:
 			if e.ns > 0 {
