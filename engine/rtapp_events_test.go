@@ -122,3 +122,16 @@ func TestRTAppRuntimeIsWallTime(t *testing.T) {
 		t.Errorf("a pass's run event took %d µs, below the 5000 asked", m)
 	}
 }
+
+// TestRTAppIgnoredKeys: keys accepted as no-ops are listed in the results,
+// with where they are, so none is dropped silently.
+func TestRTAppIgnoredKeys(t *testing.T) {
+	r := runRTApp(t, `{"global": {"lock_pages": false}, "tasks": {"t": {"util_min": 100, "run": 1000, "sleep": 1000}}}`)
+	want := []string{
+		"global.lock_pages: line 1 col 13: no-op: mlockall: the simulator has no paging",
+		"tasks.t.util_min: line 1 col 51: no-op: uclamp (checked <= 1024): steers frequency and capacity-aware placement; the simulated CPUs have one fixed speed",
+	}
+	if !slices.Equal(r.res.RTApp.Ignored, want) {
+		t.Errorf("ignored %q\nwant %q", r.res.RTApp.Ignored, want)
+	}
+}

@@ -14,6 +14,10 @@ type RTAppResults struct {
 	// Deadlock is set when the run ended because every thread not done
 	// waited for another.
 	Deadlock RTAppDeadlock `json:"deadlock,omitzero"`
+	// Ignored lists the description's keys that were accepted but change
+	// nothing simulated (rtapp.Description.Notes: "path: line L col C:
+	// why"), so that none is dropped silently.
+	Ignored []string `json:"ignored,omitzero"`
 }
 
 // RTAppTaskResults are one task's threads' loop passes (rows of rt-app's
@@ -133,6 +137,9 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 	}
 	if w.deadlocked {
 		r.Deadlock = w.deadlockReport(s)
+	}
+	for _, n := range w.desc.Notes {
+		r.Ignored = append(r.Ignored, n.Path+": "+n.Pos.String()+": "+n.Msg)
 	}
 	return r
 }

@@ -38,6 +38,9 @@ func writeRTAppTable(b *strings.Builder, r engine.RTAppResults) {
 			timed(k.SlackMinUs), fmt.Sprint(k.Overruns))
 	}
 	t.write(b)
+	for _, n := range r.Ignored {
+		fmt.Fprintf(b, "ignored: %s\n", n)
+	}
 	if d := r.Deadlock; len(d.Threads) > 0 {
 		fmt.Fprintf(b, "\ndeadlock at %s ms: every thread not done waits for another\n", num(d.AtMs, false))
 		dt := table{align: "lll"}
