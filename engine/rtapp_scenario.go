@@ -9,9 +9,10 @@ import (
 
 // The rt-app workload's scenario part: workload.kind "rtapp" runs the
 // rt-app description (github.com/scheduler-tools/rt-app) held, as the JSON
-// text of the file, in workload.rtapp. Scenario.Validate decodes it with
-// package rtapp and refuses what the engine cannot model, each error naming
-// workload.rtapp and then rt-app's own key path and line:col:
+// text of the file, in workload.rtapp (rtapp_workload.go runs it).
+// Scenario.Validate decodes it with package rtapp and refuses what the
+// engine cannot model, each error naming workload.rtapp and then rt-app's
+// own key path and line:col:
 //
 //	workload.rtapp: tasks.t0.phases.p1.run0: line 12 col 9: want an integer number of µs, got "ten"
 //
