@@ -275,6 +275,9 @@ type Results struct {
 	// ScxExit says when and why a sched_ext policy was ejected (its error,
 	// or the watchdog); zero when it was not (ScxExit.Ejected).
 	ScxExit ScxExit `json:"scx_exit,omitzero"`
+	// RTApp are an rt-app workload's per-task figures (workload.kind=rtapp;
+	// rtapp_results.go); zero, and left out of the JSON, otherwise.
+	RTApp RTAppResults `json:"rtapp,omitzero"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`

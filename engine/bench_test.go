@@ -2,6 +2,8 @@ package engine
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -51,6 +53,31 @@ func BenchmarkBareHeapLoop(b *testing.B) {
 			q.push(e)
 		}
 		events += 1_000_000
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkEngineRTApp reports events/s on an rt-app workload
+// (testdata/rtapp/bench.json: periodic timers, a mutex with a condition
+// variable, a barrier) on 32 vCPUs for 1 s, to set beside
+// BenchmarkEngineFanout, the pgbench preset's.
+func BenchmarkEngineRTApp(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("testdata", "rtapp", "bench.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := rtappScenario(string(src))
+	sc.Machine.VCPUs = 32
+	var events int64
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := NewSim(sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.SetVisual(false)
+		s.Run()
+		events += s.Events()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }

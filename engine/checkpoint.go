@@ -265,6 +265,8 @@ func workloadShell(s *Sim) (workload, error) {
 		return &threadPerConn{}, nil
 	case WorkloadIdle:
 		return idleWorkload{}, nil
+	case WorkloadRTApp:
+		return rtappShell(s), nil
 	}
 	return nil, fmt.Errorf("workload kind %q has no checkpoint support", s.sc.Workload.Kind)
 }

@@ -27,6 +27,14 @@ import (
 
 const ckFieldsFile = "testdata/checkpoint_fields.txt"
 
+// ckRTAppMix is an rt-app description using every kind of state the rtapp
+// workload keeps: threads mid-run, blocked on each object, timers shared and
+// unique.
+const ckRTAppMix = `{"tasks": {
+	"a": {"instance": 2, "loop": -1, "lock": "m", "run": 300, "signal": "c", "unlock": "m", "timer": {"ref": "unique", "period": 2000}, "barrier": "b", "sem_post": "s", "resume": "z"},
+	"z": {"loop": -1, "lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m", "sem_wait": "s", "run": 100, "suspend": "z", "yield": "", "timer": {"ref": "shared", "period": 5000}},
+	"p": {"delay": 3000, "loop": 3, "run": 1000, "sleep": 500, "barrier": "b"}}}`
+
 var ckHow = []string{"kept", "derived", "scratch", "dropped"}
 
 // ckStateTypes returns the dynamic types the policy and workload interfaces
@@ -42,11 +50,19 @@ func ckStateTypes(t *testing.T) map[string][]reflect.Type {
 			impl[iface] = append(impl[iface], rt)
 		}
 	}
-	for _, k := range kinds.Choices {
+	// rtapp is not a choice (it needs a description): it runs ckRTAppMix.
+	for _, k := range append(slices.Clone(kinds.Choices), WorkloadRTApp) {
 		for _, p := range policies.Choices {
-			sc, err := DefaultScenario().WithKnobs("workload.kind="+k, "sched.policy="+p, "duration_ms=50", "warmup_ms=10", "workload.wake_sources_per_s=1000", "workload.commit_device_us=200", "sched.balancer=drain")
+			kind := "workload.kind=" + k
+			if k == WorkloadRTApp {
+				kind = "workload.kind=" + WorkloadIdle // then rtapp, with its description
+			}
+			sc, err := DefaultScenario().WithKnobs(kind, "sched.policy="+p, "duration_ms=50", "warmup_ms=10", "workload.wake_sources_per_s=1000", "workload.commit_device_us=200", "sched.balancer=drain")
 			if err != nil {
 				t.Fatalf("%s under %s: %v", k, p, err)
+			}
+			if k == WorkloadRTApp {
+				sc.Workload.Kind, sc.Workload.RTApp = WorkloadRTApp, ckRTAppMix
 			}
 			s, err := NewSim(sc)
 			if err != nil {

@@ -8,7 +8,7 @@ import (
 // FuzzCheckpoint: Resume never panics or hangs on any bytes, allocates only
 // what their length can hold, and what it accepts is a state it writes back
 // the same way (decoding again gives the same bytes). The seeds are real
-// checkpoints of five workloads under the three policies; the fuzzer's
+// checkpoints of six workloads (rt-app's included) under the three policies; the fuzzer's
 // checkpoint is given the key of the scenario it is resumed on, so its body is
 // what gets mutated, not only the key that would refuse it at once.
 //
@@ -38,6 +38,22 @@ func FuzzCheckpoint(f *testing.F) {
 			f.Fatal(err)
 		}
 		s.RunUntil(sd.at)
+		ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(len(scs)), ck)
+		scs = append(scs, sc)
+	}
+	// An rt-app workload with threads blocked on each kind of object.
+	for _, at := range []int64{2e6, 9_500_000} {
+		sc := rtappScenario(ckRTAppMix)
+		sc.DurationMs = 20
+		s, err := NewSim(sc)
+		if err != nil {
+			f.Fatal(err)
+		}
+		s.RunUntil(at)
 		ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
 		if err != nil {
 			f.Fatal(err)

@@ -372,7 +372,17 @@ func (s *Sim) block(c *cpu, delayNs int64) {
 // its step.
 func (s *Sim) reschedule(c *cpu) {
 	s.drainIncoming(c)
-	if s.pol.yieldAtStepEnd(s, c) {
+	yield := s.pol.yieldAtStepEnd(s, c)
+	reason := ""
+	if s.yielding != nil {
+		// sched_yield: the thread goes behind what is queued here, if
+		// anything is; alone, it goes on.
+		if !yield && s.yielding == c.cur && len(c.rq) > 0 {
+			yield, reason = true, "the running thread called sched_yield (an rt-app yield event)"
+		}
+		s.yielding = nil
+	}
+	if yield {
 		t := c.cur
 		c.cur = nil
 		c.hystCredit = 0 // hysteresis_run_stop before the thread is queued again
@@ -386,7 +396,10 @@ func (s *Sim) reschedule(c *cpu) {
 			s.enterIdle(c)
 			return
 		}
-		s.decide(DecPreempt, c.id, c.id, w.id, s.pol.preemptReason(), int64(t.id))
+		if reason == "" {
+			reason = s.pol.preemptReason()
+		}
+		s.decide(DecPreempt, c.id, c.id, w.id, reason, int64(t.id))
 		// add_context_switch_penalty: a thread that preempts another pays for it.
 		w.vr += float64(w.prio * s.penaltyFactor * s.decayScaleNow())
 		s.switchTo(c, w)

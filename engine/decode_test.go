@@ -131,6 +131,8 @@ func TestKnobTableMatchesScenario(t *testing.T) {
 			case prefix+tag == "sched.scx":
 				// A sched_ext policy is a program with its settings, given
 				// whole (--policy, or the scenario's sched.scx), not knobs.
+			case prefix+tag == "workload.rtapp":
+				// So is an rt-app description (workload.kind=rtapp).
 			case f.Type.Kind() == reflect.Struct:
 				walk(f.Type, prefix+tag+".")
 			case f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Map:

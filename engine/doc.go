@@ -79,6 +79,14 @@
 // commit wakes it through the ordinary wake. Not a scheduler mechanism: it decides
 // what a backend that waits for a CPU while holding a row costs the others.
 //
+// rt-app descriptions (workload.kind=rtapp; rtapp_scenario.go checks them,
+// rtapp_workload.go runs them as rt-app's thread_body and run_event do):
+// threads that run, sleep, wait for periodic timers, and meet on mutexes,
+// condition variables, barriers and semaphores; a deadlock among them ends the
+// run and is reported with what each waits for (rtapp_sync.go), and the
+// results are rt-app's per-task wu_lat, slack, c_duration and c_period
+// (rtapp_results.go).
+//
 // WAKE_SYNC (wakesync.go), sched_ext's scx_select_cpu_dfl under scx_simple, with
 // the rule it replaced (old), the one first proposed (proposed) and the merged one
 // (new); linux.go is an EEVDF-like reference. The policy interface (policy.go) is the seam between

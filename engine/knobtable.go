@@ -95,8 +95,8 @@ func knobTable() []Knob {
 			Doc: "The slice scx_simple gives a task (SCX_SLICE_DFL).", applies: onScx, AppliesTo: "scx_simple policy"},
 
 		{Path: "workload.kind", Kind: KindChoice, Label: "workload",
-			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs, WorkloadThreadPerConn},
-			Doc:     "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, or a server that starts a thread per connection."},
+			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs, WorkloadThreadPerConn}, accepts: []string{WorkloadRTApp},
+			Doc: "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, or a server that starts a thread per connection."},
 		{Path: "workload.clients", Kind: KindInt, Label: "clients", Min: 0, Max: MaxClients, Log: true,
 			Doc:     "Closed-loop concurrency: client connections (each served by its own backend or worker thread), or writer threads.",
 			applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},

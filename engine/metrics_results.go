@@ -50,6 +50,9 @@ func (s *Sim) ResultsWindow(i int) Results {
 	r.RunnableWaitUs = WaitSummary{P50: w.ready.quantile(0.5) / 1e3, P99: w.ready.quantile(0.99) / 1e3,
 		Max: float64(max(w.readyMax, open)) / 1e3}
 	r.TaskFairness = s.taskFairness(w)
+	if rw, ok := s.wl.(*rtappWorkload); ok {
+		r.RTApp = rw.results(s)
+	}
 	if wl := &s.sc.Workload; wl.Kind == WorkloadRequestServer && wl.TPCBScale > 0 {
 		r.RowLocks = rowLockResults(w, winNs, wl.TPCBScale)
 	}

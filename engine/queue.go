@@ -27,11 +27,12 @@ const (
 	evDebtPaid                   // a CPU on its way to idle has spent the overhead it owed (gen-checked)
 	evScxTimer                   // a sched_ext policy's timer fires (gen: the timer's)
 	evScxWatchdog                // the sched_ext watchdog checks for stalled tasks (not counted)
+	evRTApp                      // an rt-app thread's sleep or timer expires (arg: its index)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

@@ -206,8 +206,8 @@ const (
 
 // Workload describes the threads and their wake pattern.
 type Workload struct {
-	// Kind is request_server, commit, idle, hackbench, sync_pairs or
-	// thread_per_conn.
+	// Kind is request_server, commit, idle, hackbench, sync_pairs,
+	// thread_per_conn or rtapp (not offered as a choice: it needs RTApp).
 	Kind string `json:"kind"`
 	// Clients is the closed-loop concurrency: client connections (each served by its
 	// own backend thread) for request_server and thread_per_conn, writer threads
@@ -290,6 +290,9 @@ type Workload struct {
 	HousekeepingNs  int64     `json:"housekeeping_ns"`
 	Hackbench       Hackbench `json:"hackbench"`
 	SyncPairs       SyncPairs `json:"sync_pairs"`
+	// RTApp is the rt-app description run by workload.kind "rtapp": the JSON
+	// text of an rt-app file (at most MaxRTAppBytes; rtapp_scenario.go).
+	RTApp string `json:"rtapp,omitzero"`
 }
 
 // SyncPairs is a saturated machine with WAKE_SYNC ping-pong on it

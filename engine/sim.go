@@ -58,6 +58,10 @@ type Sim struct {
 	finishedNs int64
 	// scxOps are sched.policy=scx's callbacks, made from sched.scx.source.
 	scxOps ScxOps
+	// yielding is a thread whose program just called sched_yield (the
+	// rtapp workload's yield): the reschedule that follows its step's end
+	// gives its CPU to the next queued thread. nil otherwise.
+	yielding *thread
 }
 
 // NewSim validates sc and builds the machine and workload at time 0. A
@@ -91,6 +95,8 @@ func NewSimScx(sc Scenario, compile ScxCompiler) (*Sim, error) {
 		s.wl = newSyncPairs(s)
 	case WorkloadThreadPerConn:
 		s.wl = newThreadPerConn(s)
+	case WorkloadRTApp:
+		s.wl = newRTAppWorkload(s)
 	default:
 		s.wl = idleWorkload{}
 	}

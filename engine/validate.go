@@ -59,6 +59,15 @@ func (sc *Scenario) Validate() error {
 		v.fail("workload.hackbench.fds", "%d groups x %d fds makes %d tasks, above the limit %d", hb.Groups, hb.FDs, 2*hb.Groups*hb.FDs, MaxHackbenchTasks)
 	}
 
+	if w.RTApp != "" && w.Kind != WorkloadRTApp {
+		v.fail("workload.rtapp", "is set, but workload.kind is %q: an rt-app description runs under workload.kind=%s", w.Kind, WorkloadRTApp)
+	}
+	if w.Kind == WorkloadRTApp && v.err == nil {
+		if _, err := decodeRTApp(w, sc.Machine.VCPUs, sc.DurationMs); err != nil {
+			v.err = err
+		}
+	}
+
 	if len(sc.Arms) > MaxArms {
 		v.fail("arms", "has %d arms, above the limit %d", len(sc.Arms), MaxArms)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"schedplay/engine"
+	"schedplay/rtapp"
 )
 
 // source is a scenario document as read, before knobs are applied.
@@ -24,7 +25,14 @@ type source struct {
 // decode applies knob overrides and validates; errors name the source and the
 // field's dotted path ("tpcb-32vcpu: machine.vcpus: 0 is below the minimum 1").
 func (s source) decode(sets ...string) (engine.Scenario, error) {
-	sc, err := engine.DecodeScenario(s.data, sets...)
+	data := s.data
+	if rtapp.Detect(data) {
+		var err error
+		if data, err = wrapRTApp(data, strings.TrimSuffix(path.Base(s.label), ".json")); err != nil {
+			return engine.Scenario{}, fmt.Errorf("%s: %w", s.label, err)
+		}
+	}
+	sc, err := engine.DecodeScenario(data, sets...)
 	if err != nil {
 		return engine.Scenario{}, fmt.Errorf("%s: %w", s.label, err)
 	}

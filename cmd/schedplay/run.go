@@ -1,15 +1,16 @@
 package main
 
 import (
+	"errors"
 	"io"
 
 	"schedplay/engine"
 )
 
 // cmdRun: schedplay run FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv]
-// [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH]
+// [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR]
 func (a *app) cmdRun(args []string) error {
-	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH]")
+	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR]")
 	var sets stringList
 	format := formatFlag("table")
 	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
@@ -24,6 +25,8 @@ func (a *app) cmdRun(args []string) error {
 	fs.StringVar(&cf.at, "checkpoint-at", "", "also save the run's state at simulated `time` T (with a unit: 12s, 250ms) to --checkpoint-out")
 	fs.StringVar(&cf.out, "checkpoint-out", "", "the `file` --checkpoint-at writes")
 	fs.StringVar(&cf.from, "from", "", "resume the run from a checkpoint `file` of the same scenario (and --set) instead of time zero")
+	var logDir string
+	fs.StringVar(&logDir, "rtapp-log", "", "also write rt-app's per-thread logs (rt-app-TASK-N.log, log_timing's columns) into `dir` (an rt-app workload)")
 	pos, err := parse(fs, args, a)
 	if err != nil {
 		return err
@@ -44,6 +47,16 @@ func (a *app) cmdRun(args []string) error {
 	}
 	if err := pf.apply(&sc); err != nil {
 		return err
+	}
+	if logDir != "" {
+		if cf.used() {
+			return &usageError{fs, errors.New("--rtapp-log writes a whole run's log: it does not combine with --checkpoint-at or --from")}
+		}
+		res, err := runRTAppLogged(sc, logDir, tf, pf.compiler())
+		if err != nil {
+			return err
+		}
+		return writeRun(a.stdout, string(format), sc, res)
 	}
 	if cf.used() {
 		res, err := runCheckpointed(sc, src.label, cf, pf.compiler())

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRTAppRun: any description Validate accepts runs without a panic, within
+// the horizon, and its checkpoint taken midway resumes. Seeds: the examples,
+// the tests' descriptions and the decoder's testdata.
+//
+//	go test ./engine -run '^$' -fuzz FuzzRTAppRun -fuzztime 1m
+func FuzzRTAppRun(f *testing.F) {
+	for _, glob := range []string{"testdata/rtapp/*.json", "../examples/rtapp/*.json", "../rtapp/testdata/*.json"} {
+		files, _ := filepath.Glob(glob)
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(string(b))
+		}
+	}
+	f.Add(ckRTAppMix)
+	f.Add(`{"tasks": {"t": {"loop": -1, "lock": "m", "unlock": "m"}}}`)
+	f.Add(`{"tasks": {"t": {"timer": {"ref": "x", "period": 1}, "yield": 1, "sleep": 0, "run": 0}}}`)
+	f.Fuzz(func(t *testing.T, src string) {
+		sc := rtappScenario(src)
+		sc.Machine.VCPUs = 2
+		sc.DurationMs = 5
+		if sc.Validate() != nil {
+			return
+		}
+		s, err := NewSim(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetVisual(false)
+		s.RunUntil(2e6)
+		ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Resume(sc, ck)
+		if err != nil {
+			t.Fatalf("resume: %v", err)
+		}
+		r.SetVisual(false)
+		r.Run()
+		if r.NowNs() > r.EndNs() {
+			t.Fatalf("ran to %d ns, past the horizon %d", r.NowNs(), r.EndNs())
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+
+	"schedplay/rtapp"
+)
+
+// The rt-app workload's scenario part: workload.kind "rtapp" runs the
+// rt-app description (github.com/scheduler-tools/rt-app) held, as the JSON
+// text of the file, in workload.rtapp (rtapp_workload.go runs it).
+// Scenario.Validate decodes it with package rtapp and refuses what the
+// engine cannot model, each error naming workload.rtapp and then rt-app's
+// own key path and line:col:
+//
+//	workload.rtapp: tasks.t0.phases.p1.run0: line 12 col 9: want an integer number of µs, got "ten"
+//
+// The run's horizon is always the scenario's duration_ms. A global.duration
+// above 0 (rt-app stops every thread after that many seconds) must agree
+// with it: 1000 × global.duration = duration_ms, or Validate fails naming
+// both, so a description never silently runs for another time than it
+// says. A global.duration of -1 (rt-app's default: run until every thread
+// ends) or 0 leaves duration_ms alone. The CLI, wrapping a bare rt-app file
+// in a scenario, sets duration_ms from global.duration.
+//
+// Refused, since the engine has no such thing to map them to:
+//   - an affinity ("cpus", of a task or a phase) other than exactly one CPU
+//     (the thread is pinned there, as the engine pins threads: cpu.go) or
+//     every CPU of the machine (not pinned); a CPU the machine does not have;
+//   - a policy other than SCHED_OTHER: the schedulers modelled (osv,
+//     scx_simple, linux, scx) have no real-time classes, and SCHED_BATCH and
+//     SCHED_IDLE change weights and wake-up preemption the engine does not
+//     model;
+//   - a nice value other than 0: no policy here weighs tasks (every
+//     sched_ext task has weight 100, ScxTask.Weight), so a nice would be
+//     silently ignored.
+
+// WorkloadRTApp is the kind that runs workload.rtapp.
+const WorkloadRTApp = "rtapp"
+
+// MaxRTAppBytes bounds workload.rtapp. A scenario holding a description this
+// large and a policy's source of MaxScxSourceBytes may not fit in
+// MaxScenarioBytes; either alone does.
+const MaxRTAppBytes = 32 << 10
+
+// decodeRTApp decodes and checks w.RTApp for a machine of vcpus CPUs and
+// a run of durationMs; errors are *FieldError values on workload.rtapp.
+func decodeRTApp(w *Workload, vcpus int, durationMs int64) (*rtapp.Description, error) {
+	const path = "workload.rtapp"
+	if len(w.RTApp) > MaxRTAppBytes {
+		return nil, fieldErr(path, "is %d bytes, above the limit %d", len(w.RTApp), MaxRTAppBytes)
+	}
+	if w.RTApp == "" {
+		return nil, fieldErr(path, "is empty: workload.kind %q runs the rt-app description held there", WorkloadRTApp)
+	}
+	d, err := rtapp.Decode([]byte(w.RTApp))
+	if err != nil {
+		return nil, fieldErr(path, "%v", err)
+	}
+	if g := d.Global.Duration; g > 0 && int64(g)*1000 != durationMs {
+		return nil, fieldErr(path, "global.duration: %d s disagrees with duration_ms=%d: the run lasts duration_ms; set it to %d or remove global.duration", g, durationMs, int64(g)*1000)
+	}
+	at := func(p string, pos rtapp.Pos, format string, args ...any) error {
+		return fieldErr(path, "%s: %s: %s", p, pos, fmt.Sprintf(format, args...))
+	}
+	threads := 0
+	for _, t := range d.Tasks {
+		tp := "tasks." + t.Name
+		if threads += t.Instance; threads > rtappMaxThreads {
+			return nil, at(tp+".instance", t.Pos, "%d instances bring the threads started to %d, above the engine's limit of %d in all", t.Instance, threads, rtappMaxThreads)
+		}
+		if err := rtappCPUs(t.CPUs, vcpus); err != "" {
+			return nil, at(tp+".cpus", t.Pos, "%s", err)
+		}
+		if err := rtappSched(t.Sched); err != "" {
+			return nil, at(tp, t.Pos, "%s", err)
+		}
+		for _, ph := range t.Phases {
+			pp := tp
+			if !t.Inline {
+				pp += ".phases." + ph.Name
+			}
+			if err := rtappCPUs(ph.CPUs, vcpus); err != "" {
+				return nil, at(pp+".cpus", ph.Pos, "%s", err)
+			}
+			if ph.CPUs != nil && !sameAffinity(ph.CPUs, t.CPUs, vcpus) {
+				return nil, at(pp+".cpus", ph.Pos, "changes the affinity mid-run (%v, the task has %v): the engine does not move a thread between pinned and unpinned", ph.CPUs, cpusOrAll(t.CPUs))
+			}
+			if ph.Sched != nil {
+				s := *ph.Sched
+				if s.Policy == "" {
+					s.Policy = t.Sched.Policy
+				}
+				if err := rtappSched(s); err != "" {
+					return nil, at(pp, ph.Pos, "%s", err)
+				}
+			}
+		}
+	}
+	return d, nil
+}
+
+// rtappMaxThreads bounds the threads a description starts, as hackbench's
+// tasks are bounded.
+const rtappMaxThreads = MaxSyncPairsTasks
+
+// rtappCPUs checks an affinity list: nil, one CPU, or every CPU.
+func rtappCPUs(cpus []int, vcpus int) string {
+	for _, c := range cpus {
+		if c >= vcpus {
+			return fmt.Sprintf("CPU %d: the machine has %d vCPUs (0..%d)", c, vcpus, vcpus-1)
+		}
+	}
+	if cpus == nil || len(cpus) == 1 || allCPUs(cpus, vcpus) {
+		return ""
+	}
+	return fmt.Sprintf("%v is neither one CPU (pinned) nor all %d: the engine pins a thread to one CPU or to none", cpus, vcpus)
+}
+
+// allCPUs says cpus names every CPU 0..vcpus-1 (repeats allowed).
+func allCPUs(cpus []int, vcpus int) bool {
+	seen := make([]bool, vcpus)
+	n := 0
+	for _, c := range cpus {
+		if !seen[c] {
+			seen[c] = true
+			n++
+		}
+	}
+	return n == vcpus
+}
+
+// pinnedCPU is the CPU an affinity pins to, or -1 for none.
+func pinnedCPU(cpus []int, vcpus int) int {
+	if len(cpus) == 0 || allCPUs(cpus, vcpus) {
+		return -1
+	}
+	return cpus[0]
+}
+
+func sameAffinity(a, b []int, vcpus int) bool { return pinnedCPU(a, vcpus) == pinnedCPU(b, vcpus) }
+
+func cpusOrAll(cpus []int) string {
+	if cpus == nil {
+		return "all CPUs"
+	}
+	return fmt.Sprint(cpus)
+}
+
+// rtappSched checks a policy and priority the engine can run.
+func rtappSched(s rtapp.Sched) string {
+	switch {
+	case s.Policy.RealTime():
+		return string(s.Policy) + " is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class"
+	case s.Policy != rtapp.SchedOther && s.Policy != "":
+		return string(s.Policy) + " is refused: only SCHED_OTHER is modelled (SCHED_BATCH and SCHED_IDLE change weights and wake-up preemption, which the engine does not model)"
+	case s.Priority != 0:
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused: no policy modelled weighs tasks (the linux reference leaves weights out, every sched_ext task has weight 100, OSv has no nice), so a nice value would be silently ignored; use 0"
+	}
+	return ""
+}

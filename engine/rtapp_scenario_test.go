@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// rtappScenario is the default scenario on 4 vCPUs running src for 1 s.
+func rtappScenario(src string) Scenario {
+	sc := DefaultScenario()
+	sc.Machine.VCPUs = 4
+	sc.DurationMs = 1000
+	sc.WarmupMs = 0
+	sc.Workload.Kind = WorkloadRTApp
+	sc.Workload.RTApp = src
+	return sc
+}
+
+func TestRTAppScenarioChecks(t *testing.T) {
+	const valid = "" // Validate accepts it
+	tests := []struct {
+		name string
+		src  string
+		edit func(*Scenario)
+		want string // the whole error message
+	}{
+		{"valid", `{"tasks": {"t": {"run": 1000, "sleep": 1000}}}`, nil, valid},
+		{"empty", ``, nil, `workload.rtapp: is empty: workload.kind "rtapp" runs the rt-app description held there`},
+		{"decode error names rtapp's path and position", "{\"tasks\": {\"t\": {\n  \"run\": \"ten\"}}}", nil,
+			`workload.rtapp: tasks.t.run: line 2 col 10: `},
+		{"one CPU is pinned", `{"tasks": {"t": {"cpus": [2], "run": 1000}}}`, nil, valid},
+		{"all CPUs", `{"tasks": {"t": {"cpus": [3, 2, 1, 0], "run": 1000}}}`, nil, valid},
+		{"a subset of CPUs", `{"tasks": {"t": {"cpus": [0, 1], "run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t.cpus: line 1 col 12: [0 1] is neither one CPU (pinned) nor all 4: the engine pins a thread to one CPU or to none`},
+		{"a CPU the machine lacks", `{"tasks": {"t": {"cpus": [4], "run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t.cpus: line 1 col 12: CPU 4: the machine has 4 vCPUs (0..3)`},
+		{"phase changes affinity", `{"tasks": {"t": {"cpus": [1], "phases": {"p": {"cpus": [2], "run": 10}}}}}`, nil,
+			`workload.rtapp: tasks.t.phases.p.cpus: line 1 col 42: changes the affinity mid-run ([2], the task has [1]): the engine does not move a thread between pinned and unpinned`},
+		{"SCHED_FIFO", `{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t: line 1 col 12: SCHED_FIFO is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class`},
+		{"default policy SCHED_RR", `{"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t: line 1 col 54: SCHED_RR is refused`},
+		{"phase turns SCHED_FIFO", `{"tasks": {"t": {"phases": {"p": {"policy": "SCHED_FIFO", "run": 10}}}}}`, nil,
+			`workload.rtapp: tasks.t.phases.p: line 1 col 29: SCHED_FIFO is refused`},
+		{"SCHED_IDLE", `{"tasks": {"t": {"policy": "SCHED_IDLE", "run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t: line 1 col 12: SCHED_IDLE is refused: only SCHED_OTHER is modelled`},
+		{"nice", `{"tasks": {"t": {"priority": -5, "run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t: line 1 col 12: priority (nice) -5 is refused: no policy modelled weighs tasks`},
+		{"phase nice", `{"tasks": {"t": {"phases": {"p": {"priority": 3, "run": 10}}}}}`, nil,
+			`workload.rtapp: tasks.t.phases.p: line 1 col 29: priority (nice) 3 is refused`},
+		{"global.duration agrees", `{"global": {"duration": 1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
+		{"global.duration -1 leaves duration_ms", `{"global": {"duration": -1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
+		{"global.duration disagrees", `{"global": {"duration": 5}, "tasks": {"t": {"run": 1000}}}`, nil,
+			`workload.rtapp: global.duration: 5 s disagrees with duration_ms=1000: the run lasts duration_ms; set it to 5000 or remove global.duration`},
+		{"too many threads", `{"tasks": {"a": {"instance": 1000, "run": 1}, "b": {"instance": 25, "run": 1}}}`, nil,
+			`workload.rtapp: tasks.b.instance: line 1 col 47: 25 instances bring the threads started to 1025, above the engine's limit of 1024 in all`},
+		{"too large", `{"tasks": {"t": {"run": 1000}}}` + strings.Repeat(" ", MaxRTAppBytes), nil,
+			`workload.rtapp: is 32799 bytes, above the limit 32768`},
+		{"description under another kind", `{"tasks": {"t": {"run": 1000}}}`, func(sc *Scenario) { sc.Workload.Kind = WorkloadIdle },
+			`workload.rtapp: is set, but workload.kind is "idle": an rt-app description runs under workload.kind=rtapp`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := rtappScenario(tc.src)
+			if tc.edit != nil {
+				tc.edit(&sc)
+			}
+			err := sc.Validate()
+			if tc.want == valid {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("Validate() = %v, want a *FieldError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error\n  %s\nwant prefix\n  %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRTAppKindSet: --set workload.kind=rtapp is accepted (the kind is not
+// offered as a choice, since it needs a description).
+func TestRTAppKindSet(t *testing.T) {
+	if _, err := KnobValue("workload.kind", WorkloadRTApp); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := LookupKnob("workload.kind")
+	for _, c := range k.Choices {
+		if c == WorkloadRTApp {
+			t.Error("workload.kind offers rtapp as a choice")
+		}
+	}
+}

@@ -1,0 +1,479 @@
+package engine
+
+import (
+	"fmt"
+
+	"schedplay/rtapp"
+)
+
+// The rtapp workload (workload.kind=rtapp, rtapp_scenario.go): the threads an
+// rt-app description starts, each following its task's script as rt-app's
+// thread_body() and run_event() (src/rt-app.c) do.
+//
+// Every task starts `instance` threads at time 0 (rt-app's main creates them
+// all before releasing them through one barrier, t_zero being the first
+// thread's start). A thread pinned by its task's "cpus" (one CPU) is homed and
+// pinned there; the others are homed round robin over the CPUs, as the
+// engine's other workloads home theirs, and not pinned. A thread with a
+// "delay" first sleeps until delay µs after time 0 (t_first = t_zero +
+// delay, clock_nanosleep TIMER_ABSTIME). It then runs its phases in order,
+// each phase's events `loop` times, and the whole list `loop` times (-1:
+// until the run's end); a thread that is done blocks for good, and when every
+// thread is done the run ends (rt-app exits), as a finished hackbench does.
+//
+// One pass over a phase's events is rt-app's loop iteration, run(): it makes
+// one row of rt-app's log and one completion of the run's results (its
+// latency is the pass's wall time, rt-app's "period" column).
+//
+// Events (run_event):
+//   - run: a step of that much CPU time. rt-app's run is a fixed amount of
+//     work, calibrated to take that long on the fastest CPU: every simulated
+//     CPU has the same speed, so it is CPU time. runtime busy-loops until
+//     that much wall time has passed: a step of that much CPU time that a
+//     timer ends at the wall-time deadline (rtapp_runtime.go). The log's
+//     "run" column is the wall time the event took.
+//   - sleep: blocks that long (nanosleep); a timer interrupt on the thread's
+//     CPU wakes it, as the hrtimer that ends a nanosleep does.
+//   - timer: rt-app's periodic timer (rtapp_timer). Its next expiry starts at
+//     t_first (the first user's) and grows by the period at each use, so it
+//     keeps its grid whatever preempts the thread; the thread sleeps until
+//     it unless it is already past. Past it (an overrun), a relative timer
+//     restarts its grid from now, an absolute one keeps it (later uses then
+//     return at once until it catches up). slack is expiry minus the time
+//     the event is reached; wu_lat, the time from the expiry to the thread
+//     running again. A ref starting with "unique" is one timer per thread;
+//     other refs are one timer shared by every thread that names it.
+//   - lock/unlock: a mutex; lock blocks while another thread holds it, and
+//     unlock hands it to the longest waiter (FIFO) and wakes it.
+//   - wait, signal, broad, sync: a condition variable with its mutex. wait
+//     releases the mutex and blocks; signal moves the longest waiter, broad
+//     every waiter, to the mutex's queue (the signaller holds it, so they
+//     run once it is unlocked); sync is signal then wait.
+//   - barrier: blocks until the barrier's participants (the instances of
+//     every task naming it) have all arrived; the last one releases them all
+//     at once and goes on.
+//   - suspend blocks until a resume names the thread's task; resume wakes
+//     every thread of that task suspended then (a resume finding none is
+//     lost, as a condvar broadcast is).
+//   - sem_post/sem_wait: a counting semaphore starting at 0.
+//   - yield: sched_yield. The thread gives the CPU to its runqueue's next
+//     thread, if there is one, at once (Sim.yielding); alone, it goes on.
+//
+// A pass that took no simulated time at all (only lock, signal, post, ...)
+// costs rtappIdlePassNs of CPU before the next, standing for rt-app's own
+// work, so a looping thread cannot stall the clock.
+//
+// A thread blocked on a mutex, condition variable, barrier, suspend or
+// semaphore can be woken only by another rt-app thread. When every thread
+// not yet done is blocked so, none ever will be: the run ends there and its
+// results name each blocked thread and what it waits for (RTAppDeadlock).
+
+// rtappIdlePassNs is the CPU time a loop pass that took none costs.
+const rtappIdlePassNs = 1000
+
+// rtWait is what an rt-app thread is doing, or waiting for.
+type rtWait uint8
+
+const (
+	rtStart   rtWait = iota // not started: blocked until its start (delay) or woken at time 0
+	rtRunning               // between events (no step, no wait)
+	rtRun                   // a run step is under way
+	rtRuntime               // a runtime step is under way, until wakeAt (rtapp_runtime.go)
+	rtYield                 // the yield's step is under way
+	rtSpin                  // rtappIdlePassNs is under way
+	rtSleep                 // asleep until wakeAt
+	rtTimer                 // asleep until its timer's expiry, wakeAt
+	rtGranted               // woken by another thread (mutex handed over, barrier, resume, post)
+	rtLock                  // blocked on mutex res
+	rtCond                  // blocked on condition variable res (its mutex released)
+	rtBarrier               // blocked on barrier res
+	rtSuspend               // suspended until a resume of its task
+	rtSem                   // blocked on semaphore res
+	rtDone                  // finished its loops
+	numRTWaits
+)
+
+// blockedOnThread says the thread waits for another thread (not the clock).
+func (w rtWait) blockedOnThread() bool { return w >= rtLock && w <= rtSem }
+
+// rtEvent is an rtapp.Event compiled for the engine.
+type rtEvent struct {
+	kind  rtapp.Kind
+	ns    int64 // run, runtime, sleep: the duration; timer: the period
+	res   int   // index of the resource in its kind's table (timer: shared or unique), task of resume/suspend
+	mutex int   // wait, sync: the mutex
+	// timer only
+	unique, relative bool
+}
+
+type rtPhase struct {
+	loop   int
+	events []rtEvent
+}
+
+// rtTask is a task of the description, compiled.
+type rtTask struct {
+	name     string
+	instance int
+	loop     int
+	delayNs  int64
+	pin      int // pinned CPU, or -1
+	phases   []rtPhase
+	first    int // its first thread's index (thread.local)
+}
+
+// rtThread is one thread instance: where it is in its script, and the loop
+// pass being recorded (rt-app's log_data_t).
+type rtThread struct {
+	t                 *thread
+	task              int
+	wait              rtWait
+	res               int   // the resource it waits for (rtLock..rtSem)
+	mutex             int   // rtCond: the mutex to take back when signalled
+	wakeAt            int64 // rtStart, rtSleep, rtTimer, rtRuntime: when its timer fires
+	phase, phaseLoop  int
+	loop              int // passes over all phases done (thread_loop)
+	ev                int // next event of the phase
+	runStart          int64
+	passStart         int64
+	perf, runNs, cDur int64 // this pass: run work (µs), run wall time, requested run
+	cPeriod, wuLat    int64
+	slack             int64
+	timers            []rtTimerState // unique timers
+}
+
+type rtTimerState struct {
+	init bool
+	next int64
+}
+
+// rtappWorkload is the rtapp workload. Its configuration (tasks, resource
+// names) is compiled from the scenario's description; its state is the
+// threads', the resources' and the statistics.
+type rtappWorkload struct {
+	desc  *rtapp.Description
+	tasks []rtTask
+	names rtNames
+	thr   []rtThread // by thread.local
+	sync  rtSync
+	// timers are the shared timers, by index.
+	timers   []rtTimerState
+	finished int
+	// stats, by task.
+	stats []rtStats
+	// deadlocked: the run ended because every thread not done waited for
+	// another (deadlockReport describes them).
+	deadlocked bool
+	// log receives every loop pass's row (Sim.SetRTAppLog), or is nil.
+	log func(RTAppLogRow)
+}
+
+// rtNames are the resources' names, by kind and index (the engine's index
+// is the order of first use in the file).
+type rtNames struct {
+	mutexes, conds, barriers, sems, timers, unique []string
+	participants                                   []int // by barrier
+}
+
+func newRTAppWorkload(s *Sim) *rtappWorkload {
+	w := rtappShell(s)
+	n := len(s.cpus)
+	for ti := range w.tasks {
+		tk := &w.tasks[ti]
+		for range tk.instance {
+			i := len(w.thr)
+			home, pinned := i%n, false
+			if tk.pin >= 0 {
+				home, pinned = tk.pin, true
+			}
+			t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
+			t.local = i
+			w.thr = append(w.thr, rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
+				timers: make([]rtTimerState, len(w.names.unique))})
+		}
+	}
+	w.sync.init(w)
+	w.timers = make([]rtTimerState, len(w.names.timers))
+	w.stats = make([]rtStats, len(w.tasks))
+	for i := range w.thr {
+		th := &w.thr[i]
+		switch {
+		case w.tasks[th.task].loop == 0:
+			w.finish(s, th) // defined, started, and done at once
+		case th.wakeAt > 0:
+			s.at(th.wakeAt, evRTApp, 0, i, 0)
+		default:
+			s.wake(th.t, -1, false)
+		}
+	}
+	w.checkEnd(s)
+	return w
+}
+
+// rtappShell compiles the scenario's description: everything but the
+// threads and the state. Validate has already decoded and checked it.
+func rtappShell(s *Sim) *rtappWorkload {
+	d, err := decodeRTApp(&s.sc.Workload, s.sc.Machine.VCPUs, s.sc.DurationMs)
+	if err != nil {
+		panic("engine: rtapp workload of an invalid scenario: " + err.Error())
+	}
+	w := &rtappWorkload{desc: d}
+	idx := map[string]map[string]int{} // kind -> name -> index; looked up, never ranged over
+	index := func(kind string, list *[]string, name string) int {
+		m := idx[kind]
+		if m == nil {
+			m = map[string]int{}
+			idx[kind] = m
+		}
+		if i, ok := m[name]; ok {
+			return i
+		}
+		m[name] = len(*list)
+		*list = append(*list, name)
+		return len(*list) - 1
+	}
+	taskIdx := func(name string) int {
+		for i, t := range d.Tasks {
+			if t.Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	nm := &w.names
+	first := 0
+	for _, t := range d.Tasks {
+		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
+			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first}
+		first += t.Instance
+		for _, ph := range t.Phases {
+			p := rtPhase{loop: ph.Loop}
+			for _, e := range ph.Events {
+				ev := rtEvent{kind: e.Kind, ns: e.Duration * 1000, res: -1, mutex: -1}
+				switch e.Kind {
+				case rtapp.Lock, rtapp.Unlock:
+					ev.res = index("mutex", &nm.mutexes, e.Ref)
+				case rtapp.Wait, rtapp.Sync:
+					ev.res = index("cond", &nm.conds, e.Ref)
+					ev.mutex = index("mutex", &nm.mutexes, e.Mutex)
+				case rtapp.Signal, rtapp.Broad:
+					ev.res = index("cond", &nm.conds, e.Ref)
+				case rtapp.Barrier:
+					ev.res = index("barrier", &nm.barriers, e.Ref)
+				case rtapp.SemPost, rtapp.SemWait:
+					ev.res = index("sem", &nm.sems, e.Ref)
+				case rtapp.Resume:
+					ev.res = taskIdx(e.Ref)
+				case rtapp.Timer:
+					ev.unique, ev.relative = e.Unique, e.Mode != rtapp.Absolute
+					if e.Unique {
+						ev.res = index("unique", &nm.unique, e.Ref)
+					} else {
+						ev.res = index("timer", &nm.timers, e.Ref)
+					}
+				}
+				p.events = append(p.events, ev)
+			}
+			tk.phases = append(tk.phases, p)
+		}
+		w.tasks = append(w.tasks, tk)
+	}
+	nm.participants = make([]int, len(nm.barriers))
+	for _, b := range d.Barriers {
+		if i, ok := idx["barrier"][b.Name]; ok {
+			nm.participants[i] = b.Participants
+		}
+	}
+	return w
+}
+
+func (w *rtappWorkload) event(s *Sim, e event) {
+	if e.kind != evRTApp || int(e.arg) >= len(w.thr) {
+		return
+	}
+	th := &w.thr[e.arg]
+	if th.wait == rtRuntime && th.wakeAt == s.now {
+		w.runtimeDeadline(s, th)
+		return
+	}
+	if (th.wait == rtStart || th.wait == rtSleep || th.wait == rtTimer) && th.wakeAt == s.now {
+		// The hrtimer's interrupt on the CPU where the thread went to sleep.
+		s.raiseIRQ(s.cpus[th.t.cpu], th.t, irqTimer)
+	}
+}
+
+func (w *rtappWorkload) next(s *Sim, t *thread) (int64, bool) {
+	th := &w.thr[t.local]
+	yielded := false
+	switch th.wait {
+	case rtStart:
+		th.passStart = s.now
+	case rtRun, rtRuntime:
+		th.runNs += s.now - th.runStart
+		th.ev++
+	case rtTimer:
+		th.wuLat += s.now - th.wakeAt
+		th.ev++
+	case rtYield:
+		yielded = true
+		th.ev++
+	case rtSleep, rtGranted:
+		th.ev++
+	case rtSpin:
+		th.passStart = s.now
+	case rtDone:
+		return 0, true
+	}
+	w.setWait(th, rtRunning)
+	ns, blocks := w.exec(s, th)
+	if yielded && !blocks {
+		s.yielding = t
+	}
+	return ns, blocks
+}
+
+// exec runs th's events from th.ev until one takes CPU time or blocks.
+func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
+	for {
+		tk := &w.tasks[th.task]
+		ph := &tk.phases[th.phase]
+		if th.ev == len(ph.events) {
+			if w.endPass(s, th) {
+				return 0, true
+			}
+			if s.now == th.passStart {
+				w.setWait(th, rtSpin)
+				return rtappIdlePassNs, false
+			}
+			th.passStart = s.now
+			continue
+		}
+		e := &ph.events[th.ev]
+		switch e.kind {
+		case rtapp.Run, rtapp.Runtime:
+			th.cDur += e.ns
+			th.perf += e.ns / 1000
+			th.runStart = s.now
+			if e.kind == rtapp.Runtime && e.ns > 0 {
+				w.runtimeStart(s, th, e.ns)
+			} else {
+				w.setWait(th, rtRun)
+			}
+			return e.ns, false
+		case rtapp.Sleep:
+			if e.ns > 0 {
+				w.sleepUntil(s, th, rtSleep, s.now+e.ns)
+				return 0, true
+			}
+		case rtapp.Timer:
+			if w.timer(s, th, e) {
+				return 0, true
+			}
+		case rtapp.Yield:
+			w.setWait(th, rtYield)
+			return 0, false
+		default:
+			if w.syncEvent(s, th, e) {
+				return 0, true
+			}
+		}
+		th.ev++
+	}
+}
+
+// sleepUntil blocks th until at, when its timer event wakes it.
+func (w *rtappWorkload) sleepUntil(s *Sim, th *rtThread, st rtWait, at int64) {
+	w.setWait(th, st)
+	th.wakeAt = at
+	s.at(at, evRTApp, 0, th.t.local, 0)
+}
+
+// timer is rtapp_timer's case of run_event; it reports whether th sleeps.
+func (w *rtappWorkload) timer(s *Sim, th *rtThread, e *rtEvent) bool {
+	var ts *rtTimerState
+	if e.unique {
+		ts = &th.timers[e.res]
+	} else {
+		ts = &w.timers[e.res]
+	}
+	th.cPeriod += e.ns
+	if !ts.init {
+		ts.init = true
+		ts.next = w.tasks[th.task].delayNs // t_first
+	}
+	ts.next += e.ns
+	slack := ts.next - s.now
+	if w.desc.Global.CumulativeSlack {
+		th.slack += slack
+	} else {
+		th.slack = slack
+	}
+	if s.now < ts.next {
+		w.sleepUntil(s, th, rtTimer, ts.next)
+		return true
+	}
+	if e.relative {
+		ts.next = s.now
+	}
+	th.wuLat = 0
+	return false
+}
+
+// endPass ends th's loop pass (the end of run() in thread_body): it records
+// the pass and moves to the next phase or loop; it reports whether th is
+// done.
+func (w *rtappWorkload) endPass(s *Sim, th *rtThread) bool {
+	w.record(s, th)
+	tk := &w.tasks[th.task]
+	th.ev = 0
+	th.phaseLoop++
+	if th.phaseLoop == tk.phases[th.phase].loop {
+		th.phaseLoop = 0
+		th.phase++
+		if th.phase == len(tk.phases) {
+			th.phase = 0
+			if tk.loop != rtapp.LoopForever {
+				th.loop++
+			}
+		}
+	}
+	if tk.loop != rtapp.LoopForever && th.loop >= tk.loop {
+		w.finish(s, th)
+		w.checkEnd(s)
+		return true
+	}
+	return false
+}
+
+// finish marks th done.
+func (w *rtappWorkload) finish(s *Sim, th *rtThread) {
+	w.setWait(th, rtDone)
+	w.finished++
+}
+
+// checkEnd ends the run when every thread is done (rt-app exits) or every one
+// not done waits for another (a deadlock).
+func (w *rtappWorkload) checkEnd(s *Sim) {
+	if s.finishedNs >= 0 || len(w.thr) == 0 {
+		return
+	}
+	if w.finished == len(w.thr) {
+		s.finishedNs = s.now
+		return
+	}
+	if w.finished+w.sync.blocked == len(w.thr) {
+		w.deadlocked = true
+		s.finishedNs = s.now
+	}
+}
+
+// setWait changes th's state, counting the threads that wait for another.
+func (w *rtappWorkload) setWait(th *rtThread, st rtWait) {
+	if th.wait.blockedOnThread() {
+		w.sync.blocked--
+	}
+	if st.blockedOnThread() {
+		w.sync.blocked++
+	}
+	th.wait = st
+}

@@ -1,0 +1,154 @@
+package rtapp
+
+import (
+	"slices"
+)
+
+// check runs the checks that need the whole description: names that refer
+// across tasks, mutex discipline, barrier participants, timer modes.
+func check(d *Description) error {
+	type where struct {
+		path string
+		ev   *Event
+	}
+	// Visit every event with its path.
+	var all []where
+	phasePaths := map[*Phase]string{}
+	for _, t := range d.Tasks {
+		for _, ph := range t.Phases {
+			pp := "tasks." + t.Name
+			if !t.Inline {
+				pp += ".phases." + ph.Name
+			}
+			phasePaths[ph] = pp
+			for i := range ph.Events {
+				all = append(all, where{join(pp, ph.Events[i].Key), &ph.Events[i]})
+			}
+		}
+	}
+
+	// resume names a task (the resource suspend blocks on is the task's
+	// name: see the rtapp_suspend case of parse_task_event_data).
+	for _, w := range all {
+		if w.ev.Kind == Resume && d.Task(w.ev.Ref) == nil {
+			return errorAt(w.ev.Pos, w.path, "resume names %q, which is not a task", w.ev.Ref)
+		}
+	}
+
+	// Each condition variable is used with one mutex (POSIX leaves a
+	// condvar waited on with two mutexes undefined).
+	condMutex := map[string]where{}
+	for _, w := range all {
+		if w.ev.Kind != Wait && w.ev.Kind != Sync {
+			continue
+		}
+		if first, ok := condMutex[w.ev.Ref]; ok && first.ev.Mutex != w.ev.Mutex {
+			return errorAt(w.ev.Pos, w.path, "condition variable %q is used with mutex %q here and with %q at %s", w.ev.Ref, w.ev.Mutex, first.ev.Mutex, first.ev.Pos)
+		} else if !ok {
+			condMutex[w.ev.Ref] = w
+		}
+	}
+
+	// Mutex discipline within each phase: a phase's events run Loop times
+	// in a row, so what a phase locks it must unlock before its end.
+	for _, t := range d.Tasks {
+		for _, ph := range t.Phases {
+			pp := phasePaths[ph]
+			var held []*Event
+			holds := func(m string) int {
+				return slices.IndexFunc(held, func(e *Event) bool { return e.Ref == m })
+			}
+			for i := range ph.Events {
+				ev := &ph.Events[i]
+				path := join(pp, ev.Key)
+				switch ev.Kind {
+				case Lock:
+					if j := holds(ev.Ref); j >= 0 {
+						return errorAt(ev.Pos, path, "task %s locks mutex %q again while holding it (locked at %s): the thread would deadlock", t.Name, ev.Ref, held[j].Pos)
+					}
+					held = append(held, ev)
+				case Unlock:
+					j := holds(ev.Ref)
+					if j < 0 {
+						return errorAt(ev.Pos, path, "task %s unlocks mutex %q, which it does not hold here", t.Name, ev.Ref)
+					}
+					held = slices.Delete(held, j, j+1)
+				case Wait, Sync:
+					if holds(ev.Mutex) < 0 {
+						return errorAt(ev.Pos, path, "task %s waits on %q without holding its mutex %q: lock it before", t.Name, ev.Ref, ev.Mutex)
+					}
+				case Signal, Broad:
+					if w, ok := condMutex[ev.Ref]; ok && holds(w.ev.Mutex) < 0 {
+						return errorAt(ev.Pos, path, "task %s signals %q without holding its mutex %q (the waiters' mutex, %s): the wakeup can be lost", t.Name, ev.Ref, w.ev.Mutex, w.path)
+					}
+				}
+			}
+			if len(held) > 0 {
+				e := held[0]
+				return errorAt(e.Pos, join(pp, e.Key), "task %s locks mutex %q and does not unlock it before the end of the phase (whose loop would lock it again)", t.Name, e.Ref)
+			}
+		}
+	}
+
+	// Barriers: rt-app adds the task's instance count to a barrier for
+	// every barrier event naming it (parse_task_event_data), and releases
+	// the barrier when that many arrivals are waiting.
+	idx := map[string]int{}
+	refs := map[[2]string]where{}
+	for _, t := range d.Tasks {
+		for _, ph := range t.Phases {
+			for i := range ph.Events {
+				ev := &ph.Events[i]
+				if ev.Kind != Barrier {
+					continue
+				}
+				path := join(phasePaths[ph], ev.Key)
+				key := [2]string{t.Name, ev.Ref}
+				if first, ok := refs[key]; ok {
+					return errorAt(ev.Pos, path, "task %s names barrier %q a second time (first at %s): rt-app counts every use as another participant, so the barrier would wait for threads that never come; use one barrier name per synchronisation point", t.Name, ev.Ref, first.path)
+				}
+				refs[key] = where{path, ev}
+				j, ok := idx[ev.Ref]
+				if !ok {
+					j = len(d.Barriers)
+					idx[ev.Ref] = j
+					d.Barriers = append(d.Barriers, BarrierGroup{Name: ev.Ref})
+				}
+				b := &d.Barriers[j]
+				b.Participants += t.Instance
+				b.Tasks = append(b.Tasks, t.Name)
+			}
+		}
+	}
+	for _, b := range d.Barriers {
+		if b.Participants < 2 {
+			first := refs[[2]string{b.Tasks[0], b.Name}]
+			return errorAt(first.ev.Pos, first.path, "barrier %q has %d participating thread(s) (instances of %v); a barrier needs at least 2", b.Name, b.Participants, b.Tasks)
+		}
+	}
+
+	// A shared timer has one mode: rt-app makes it absolute as soon as one
+	// use says so. Unique timers are per task.
+	timers := map[string]where{}
+	for _, t := range d.Tasks {
+		for _, ph := range t.Phases {
+			for i := range ph.Events {
+				ev := &ph.Events[i]
+				if ev.Kind != Timer {
+					continue
+				}
+				key := ev.Ref
+				if ev.Unique {
+					key = t.Name + "\x00" + ev.Ref
+				}
+				path := join(phasePaths[ph], ev.Key)
+				if first, ok := timers[key]; ok && first.ev.Mode != ev.Mode {
+					return errorAt(ev.Pos, path, "timer %q is %s here but %s at %s; rt-app would make it absolute for every use", ev.Ref, ev.Mode, first.ev.Mode, first.path)
+				} else if !ok {
+					timers[key] = where{path, ev}
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package rtapp
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestGrammar(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		check func(t *testing.T, d *Description)
+	}{
+		{"line and block comments, strings with comment markers",
+			`// head
+			{ /* a */ "tasks": { "t/*x*/": { "run": 1, // one
+			"lock": "m//n", "unlock": "m//n" } } /* tail
+			*/ }`,
+			func(t *testing.T, d *Description) {
+				tk := task(t, d, "t/*x*/")
+				if tk.Phases[0].Events[1].Ref != "m//n" {
+					t.Errorf("ref %q", tk.Phases[0].Events[1].Ref)
+				}
+			}},
+		{"trailing commas in objects and arrays",
+			doc(`"t": {"cpus": [0, 1, ], "run": 5, },`),
+			func(t *testing.T, d *Description) {
+				if got := task(t, d, "t").CPUs; !reflect.DeepEqual(got, []int{0, 1}) {
+					t.Errorf("cpus %v", got)
+				}
+			}},
+		{"a comma inside a string is kept",
+			doc(`"t": {"lock": "a,}", "unlock": "a,}"}`),
+			func(t *testing.T, d *Description) {
+				if got := task(t, d, "t").Phases[0].Events[0].Ref; got != "a,}" {
+					t.Errorf("ref %q", got)
+				}
+			}},
+		{"repeated and numbered keys keep order",
+			doc(`"t": {"run": 1, "sleep": 2, "run": 3, "run7": 4, "sleep": 5, "runtime12": 6}`),
+			func(t *testing.T, d *Description) {
+				var got []int64
+				for _, e := range task(t, d, "t").Phases[0].Events {
+					got = append(got, e.Duration)
+				}
+				if !reflect.DeepEqual(got, []int64{1, 2, 3, 4, 5, 6}) {
+					t.Errorf("durations %v", got)
+				}
+				if k := task(t, d, "t").Phases[0].Events[5].Kind; k != Runtime {
+					t.Errorf("runtime12 kind %q", k)
+				}
+			}},
+		{"tasks and phases keep file order, repeated phase names too",
+			doc(`"z": {"phases": {"b": {"run": 1}, "a": {"run": 2}, "b": {"run": 3}}}, "a": {"run": 1}, "m": {"run": 1}`),
+			func(t *testing.T, d *Description) {
+				var names []string
+				for _, tk := range d.Tasks {
+					names = append(names, tk.Name)
+				}
+				if !reflect.DeepEqual(names, []string{"z", "a", "m"}) {
+					t.Errorf("tasks %v", names)
+				}
+				var phases []string
+				for _, ph := range d.Tasks[0].Phases {
+					phases = append(phases, ph.Name)
+				}
+				if !reflect.DeepEqual(phases, []string{"b", "a", "b"}) || d.Tasks[0].Phases[2].Events[0].Duration != 3 {
+					t.Errorf("phases %v", phases)
+				}
+			}},
+		{"defaults",
+			doc(`"t": {"phases": {"p": {"sleep": 1}}}`),
+			func(t *testing.T, d *Description) {
+				tk := task(t, d, "t")
+				if tk.Instance != 1 || tk.Loop != LoopForever || tk.Delay != 0 || tk.CPUs != nil || tk.Sched.Policy != SchedOther || tk.Sched.Priority != 0 || tk.Phases[0].Loop != 1 || tk.Phases[0].Sched != nil {
+					t.Errorf("task %+v", tk)
+				}
+				if !reflect.DeepEqual(d.Global, DefaultGlobal()) {
+					t.Errorf("global %+v", d.Global)
+				}
+			}},
+		{"inline task without loop runs forever",
+			doc(`"t": {"run": 1}`),
+			func(t *testing.T, d *Description) {
+				if tk := task(t, d, "t"); tk.Loop != LoopForever || tk.Phases[0].Loop != 1 {
+					t.Errorf("loops %d/%d", tk.Loop, tk.Phases[0].Loop)
+				}
+			}},
+		{"instance, delay, loop, cpus, policy, priority",
+			doc(`"t": {"instance": 3, "delay": 2500, "loop": 7, "cpus": [2, 3], "policy": "SCHED_RR", "priority": 50, "phases": {"p": {"run": 1}}}`),
+			func(t *testing.T, d *Description) {
+				tk := task(t, d, "t")
+				want := Sched{Policy: SchedRR, Priority: 50, PrioritySet: true}
+				if tk.Instance != 3 || tk.Delay != 2500 || tk.Loop != 7 || !reflect.DeepEqual(tk.CPUs, []int{2, 3}) || tk.Sched != want {
+					t.Errorf("task %+v", tk)
+				}
+			}},
+		{"every policy except deadline",
+			doc(`"a": {"policy": "SCHED_OTHER", "run": 1}, "b": {"policy": "SCHED_IDLE", "run": 1}, "c": {"policy": "SCHED_FIFO", "run": 1}, "d": {"policy": "SCHED_RR", "run": 1}, "e": {"policy": "SCHED_BATCH", "priority": 5, "run": 1}`),
+			func(t *testing.T, d *Description) {
+				want := []Sched{{SchedOther, 0, false}, {SchedIdle, 0, false}, {SchedFIFO, 10, false}, {SchedRR, 10, false}, {SchedBatch, 5, true}}
+				for i, tk := range d.Tasks {
+					if tk.Sched != want[i] {
+						t.Errorf("%s: %+v, want %+v", tk.Name, tk.Sched, want[i])
+					}
+				}
+			}},
+		{"phase-level cpus, policy and priority",
+			doc(`"t": {"cpus": [0], "phases": {"a": {"cpus": [1], "policy": "SCHED_FIFO", "run": 1}, "b": {"priority": 70, "run": 1}, "c": {"run": 1}}}`),
+			func(t *testing.T, d *Description) {
+				ph := task(t, d, "t").Phases
+				if !reflect.DeepEqual(ph[0].CPUs, []int{1}) || *ph[0].Sched != (Sched{SchedFIFO, 10, false}) {
+					t.Errorf("a: %+v %+v", ph[0].CPUs, ph[0].Sched)
+				}
+				if *ph[1].Sched != (Sched{"", 70, true}) {
+					t.Errorf("b: %+v", ph[1].Sched)
+				}
+				if ph[2].CPUs != nil || ph[2].Sched != nil {
+					t.Errorf("c: %+v", ph[2])
+				}
+			}},
+		{"timer modes and unique",
+			doc(`"t": {"timer0": {"ref": "tick", "period": 1000, "mode": "absolute"}, "timer1": {"ref": "uniqueX", "period": 2000}}, "u": {"timer": {"ref": "tick", "period": 1000, "mode": "absolute"}}`),
+			func(t *testing.T, d *Description) {
+				ev := task(t, d, "t").Phases[0].Events
+				if ev[0].Mode != Absolute || ev[0].Unique || ev[1].Mode != Relative || !ev[1].Unique || ev[1].Duration != 2000 {
+					t.Errorf("timers %+v", ev)
+				}
+			}},
+		{"condition variables: wait, signal, broad, sync",
+			doc(`"a": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m"}, "b": {"lock": "m", "signal": "c", "broad": "c", "sync": {"mutex": "m", "ref": "c"}, "unlock": "m"}`),
+			func(t *testing.T, d *Description) {
+				ev := task(t, d, "b").Phases[0].Events
+				if ev[1].Kind != Signal || ev[2].Kind != Broad || ev[3].Kind != Sync || ev[3].Ref != "c" || ev[3].Mutex != "m" {
+					t.Errorf("events %+v", ev)
+				}
+			}},
+		{"suspend, resume, yield, semaphores",
+			doc(`"a": {"suspend": "a", "suspend1": "", "suspend2": null, "run": 1, "sem_wait": "s"}, "b": {"resume": "a", "yield": "", "yield1": 0, "sem_post": "s", "run": 1}`),
+			func(t *testing.T, d *Description) {
+				ev := task(t, d, "b").Phases[0].Events
+				if ev[0].Kind != Resume || ev[0].Ref != "a" || ev[1].Kind != Yield || ev[2].Kind != Yield || ev[3].Kind != SemPost {
+					t.Errorf("events %+v", ev)
+				}
+			}},
+		{"barrier participants count instances",
+			doc(`"a": {"instance": 3, "barrier": "x", "run": 1}, "b": {"barrier": "x", "run": 1}, "c": {"instance": 0, "barrier": "x", "run": 1}`),
+			func(t *testing.T, d *Description) {
+				if len(d.Barriers) != 1 || d.Barriers[0].Participants != 4 || len(d.Barriers[0].Tasks) != 3 {
+					t.Errorf("barriers %+v", d.Barriers)
+				}
+			}},
+		{"no-op keys are accepted and noted",
+			`{"resources": {}, "frag": 1, "global": {"duration": -1, "calibration": 120, "log_size": 2, "ftrace": true, "io_device": "/dev/null", "mem_buffer_size": 10, "cumulative_slack": true, "unknown_knob": 3},
+			 "tasks": {"t": {"nodes_membind": [0], "util_min": 100, "util_max": 1024, "taskgroup": "", "dl-runtime": 0, "run": 1}}}`,
+			func(t *testing.T, d *Description) {
+				if d.Global.CalibrationNs != 120 || d.Global.LogSize != "2" || d.Global.Ftrace != "true" || !d.Global.CumulativeSlack {
+					t.Errorf("global %+v", d.Global)
+				}
+				paths := map[string]bool{}
+				for _, n := range d.Notes {
+					paths[n.Path] = true
+				}
+				for _, p := range []string{"resources", "frag", "global.calibration", "global.unknown_knob", "tasks.t.nodes_membind", "tasks.t.util_min", "tasks.t.taskgroup"} {
+					if !paths[p] {
+						t.Errorf("no note for %s in %+v", p, d.Notes)
+					}
+				}
+			}},
+		{"calibration CPU",
+			`{"global": {"calibration": "CPU3"}, "tasks": {"t": {"run": 1}}}`,
+			func(t *testing.T, d *Description) {
+				if d.Global.CalibrationCPU != 3 {
+					t.Errorf("calibration %+v", d.Global)
+				}
+			}},
+		{"unicode and escapes in names",
+			doc(`"tâche\u00e9": {"lock": "µ", "unlock": "\u00b5"}`),
+			func(t *testing.T, d *Description) {
+				if d.Tasks[0].Name != "tâcheé" {
+					t.Errorf("name %q", d.Tasks[0].Name)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.check(t, mustDecode(t, tc.src))
+		})
+	}
+}

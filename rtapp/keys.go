@@ -1,0 +1,126 @@
+package rtapp
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+)
+
+// Status says what Decode does with a key.
+type Status int
+
+const (
+	// Modelled: decoded into the model for the simulator to act on.
+	Modelled Status = iota
+	// NoOp: checked as rt-app checks it, recorded in Description.Notes,
+	// and otherwise ignored, because it changes nothing a CPU scheduler
+	// simulator models.
+	NoOp
+	// Refused: Decode fails, because ignoring the key would make the
+	// simulated workload differ from what rt-app runs.
+	Refused
+)
+
+func (s Status) String() string {
+	switch s {
+	case Modelled:
+		return "modelled"
+	case NoOp:
+		return "no-op"
+	case Refused:
+		return "refused"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// KeyInfo is one row of KeyStatus.
+type KeyInfo struct {
+	Key    string
+	Where  string // "root", "global", "task", "phase", "task, phase", "event"
+	Status Status
+	Why    string
+}
+
+// KeyStatus lists every key rt-app's parser (src/rt-app_parse_config.c)
+// reads, where it may appear, and what Decode does with it. Event keys may
+// carry trailing digits ("run0", "sleep12"). Any other key in a task or phase
+// is an error; any other key in "global" is noted and ignored, as rt-app
+// ignores it.
+var KeyStatus = []KeyInfo{
+	{"global", "root", Modelled, "parse_global; optional, defaults as rt-app"},
+	{"tasks", "root", Modelled, "parse_tasks; required"},
+	{"resources", "root", NoOp, "legacy declarations (parse_resources): rt-app creates every resource on first use"},
+
+	{"duration", "global", Modelled, "seconds; -1 runs until every task ends"},
+	{"default_policy", "global", Modelled, "policy of tasks that name none; SCHED_DEADLINE refused"},
+	{"calibration", "global", NoOp, "run durations are simulated CPU time: there is no busy loop to calibrate"},
+	{"pi_enabled", "global", NoOp, "only false is accepted; true is refused: priority-inheritance mutexes are not modelled"},
+	{"lock_pages", "global", NoOp, "mlockall: the simulator has no paging"},
+	{"logdir", "global", NoOp, "logging output"},
+	{"log_basename", "global", NoOp, "logging output"},
+	{"log_size", "global", NoOp, "logging output"},
+	{"ftrace", "global", NoOp, "tracing output"},
+	{"gnuplot", "global", NoOp, "logging output"},
+	{"io_device", "global", NoOp, "used only by iorun events, which are refused"},
+	{"mem_buffer_size", "global", NoOp, "used only by mem events, which are refused"},
+	{"cumulative_slack", "global", NoOp, "changes only how slack is reported in rt-app's logs"},
+
+	{"instance", "task", Modelled, "threads started from the task; 0..MaxInstances"},
+	{"delay", "task", Modelled, "µs before the first phase"},
+	{"phases", "task", Modelled, "phases in file order; without it the task's own events are its one phase"},
+	{"loop", "task, phase", Modelled, "-1 forever, else 0..MaxLoop (a phase: 1..MaxLoop)"},
+	{"cpus", "task, phase", Modelled, "affinity list of CPU numbers 0..MaxCPU"},
+	{"policy", "task, phase", Modelled, "SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR; SCHED_DEADLINE refused: no deadline class is modelled"},
+	{"priority", "task, phase", Modelled, "nice -20..19 for fair classes, 1..99 for SCHED_FIFO/RR"},
+	{"nodes_membind", "task, phase", NoOp, "NUMA memory placement: memory is not modelled"},
+	{"util_min", "task, phase", NoOp, "uclamp (checked <= 1024): steers frequency and capacity-aware placement; the simulated CPUs have one fixed speed"},
+	{"util_max", "task, phase", NoOp, "uclamp (checked <= 1024): steers frequency and capacity-aware placement; the simulated CPUs have one fixed speed"},
+	{"taskgroup", "task, phase", Refused, "cgroup CPU shares are not modelled; the empty string (no taskgroup) is accepted"},
+	{"dl-runtime", "task, phase", Refused, "SCHED_DEADLINE budget, or a custom slice on SCHED_OTHER (Linux 6.12+): neither is modelled; 0 is accepted"},
+	{"dl-period", "task, phase", Refused, "SCHED_DEADLINE parameter: not modelled; 0 is accepted"},
+	{"dl-deadline", "task, phase", Refused, "SCHED_DEADLINE parameter: not modelled; 0 is accepted"},
+	{"period", "task", Refused, "legacy spelling of dl-period at task level"},
+	{"deadline", "task", Refused, "legacy spelling of dl-deadline at task level"},
+
+	{"run", "event", Modelled, "µs of work (rt-app scales it with CPU speed; the simulated CPUs have one speed)"},
+	{"runtime", "event", Modelled, "µs of wall-clock busy time (at task level rt-app also reads the exact key as legacy dl-runtime; not here)"},
+	{"sleep", "event", Modelled, "µs asleep"},
+	{"timer", "event", Modelled, "{ref, period µs, mode relative|absolute}; a ref starting with \"unique\" is one timer per thread"},
+	{"lock", "event", Modelled, "mutex name; must be unlocked later in the same phase"},
+	{"unlock", "event", Modelled, "mutex name; must be held"},
+	{"wait", "event", Modelled, "{ref: condvar, mutex}; the mutex must be held"},
+	{"signal", "event", Modelled, "condvar name; the waiters' mutex must be held"},
+	{"broad", "event", Modelled, "condvar name (broadcast); the waiters' mutex must be held"},
+	{"sync", "event", Modelled, "{ref: condvar, mutex}: signal then wait; the mutex must be held"},
+	{"barrier", "event", Modelled, "barrier name; participants = instances of each task that names it, at least 2"},
+	{"suspend", "event", Modelled, "blocks the thread until a resume names its task; a string naming another task is refused (rt-app ignores it)"},
+	{"resume", "event", Modelled, "task name, which must exist; wakes all its suspended threads"},
+	{"yield", "event", Modelled, "sched_yield; the value is ignored"},
+	{"sem_post", "event", Modelled, "semaphore name"},
+	{"sem_wait", "event", Modelled, "semaphore name"},
+	{"mem", "event", Refused, "memory writes: their duration depends on memory bandwidth, which is not modelled"},
+	{"memrun", "event", Refused, "memory access loops: their duration depends on caches and memory, which are not modelled"},
+	{"iorun", "event", Refused, "writes to a device: IO is not modelled"},
+	{"fork", "event", Refused, "threads created mid-run are not modelled"},
+}
+
+// KeyTable formats KeyStatus as an aligned text table.
+func KeyTable() string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(w, "KEY\tWHERE\tSTATUS\tWHY")
+	for _, k := range KeyStatus {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", k.Key, k.Where, k.Status, k.Why)
+	}
+	w.Flush()
+	return b.String()
+}
+
+func keyInfo(key, where string) (KeyInfo, bool) {
+	for _, k := range KeyStatus {
+		if k.Key == key && strings.Contains(k.Where, where) {
+			return k, true
+		}
+	}
+	return KeyInfo{}, false
+}

@@ -1,0 +1,182 @@
+package rtapp
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// clean turns rt-app's "JSON-like" text into strict JSON without moving a
+// single byte: comments (/* */ and //) and trailing commas (",}" and ",]")
+// are overwritten with spaces, newlines inside block comments are kept. So an
+// offset into the cleaned text is an offset into the original file, and
+// line:col computed on one is valid for the other.
+//
+// rt-app itself hands the file to json-c's json_object_from_file (see
+// parse_config in src/rt-app_parse_config.c), whose non-strict tokener accepts
+// both; this pre-pass gives the same leniency to jsontext, which accepts
+// neither. It respects strings: "//" or "/*" inside a string is text.
+func clean(src []byte) ([]byte, error) {
+	out := make([]byte, len(src))
+	copy(out, src)
+
+	// Pass 1: comments.
+	inString, escaped := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = true
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			start := i
+			out[i], out[i+1] = ' ', ' '
+			i += 2
+			closed := false
+			for ; i < len(out); i++ {
+				if out[i] == '*' && i+1 < len(out) && out[i+1] == '/' {
+					out[i], out[i+1] = ' ', ' '
+					i++
+					closed = true
+					break
+				}
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			if !closed {
+				return nil, errorAt(newSource(src).pos(int64(start)), "", "comment opened here is never closed")
+			}
+		}
+	}
+
+	// Pass 2: trailing commas, now that comments are blank.
+	inString, escaped = false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ',':
+			j := i + 1
+			for j < len(out) && isSpace(out[j]) {
+				j++
+			}
+			if j < len(out) && (out[j] == '}' || out[j] == ']') {
+				out[i] = ' '
+			}
+		}
+	}
+	return out, nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// source is the original text with its line starts, to turn byte offsets
+// into line:col without rescanning the file.
+type source struct {
+	data       []byte
+	lineStarts []int
+	// The last position computed, so that positions asked for in file
+	// order (as the tree parser does) cost O(file) in all, even when the
+	// whole file is one line.
+	lastOff int64
+	lastPos Pos
+}
+
+func newSource(data []byte) *source {
+	s := &source{data: data, lineStarts: []int{0}}
+	for i, c := range data {
+		if c == '\n' {
+			s.lineStarts = append(s.lineStarts, i+1)
+		}
+	}
+	return s
+}
+
+// pos converts a byte offset into a 1-based line and a 1-based column
+// counted in characters (UTF-8 runes), so "µs" counts once.
+func (s *source) pos(off int64) Pos {
+	off = max(0, min(off, int64(len(s.data))))
+	lo, hi := 0, len(s.lineStarts)-1
+	for lo < hi { // last line start <= off
+		mid := (lo + hi + 1) / 2
+		if int64(s.lineStarts[mid]) <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	var p Pos
+	if s.lastPos.Line == lo+1 && s.lastOff <= off {
+		p = Pos{Line: lo + 1, Col: s.lastPos.Col + utf8.RuneCount(s.data[s.lastOff:off])}
+	} else {
+		p = Pos{Line: lo + 1, Col: utf8.RuneCount(s.data[s.lineStarts[lo]:off]) + 1}
+	}
+	s.lastOff, s.lastPos = off, p
+	return p
+}
+
+// Error is what Decode returns for a description it cannot accept. Path is
+// the dotted key path from the root ("tasks.thread0.phases.p1.run0"), empty
+// for an error that is not inside a key; Line and Col (1-based, Col in
+// characters) point at the offending key or value in the original file.
+type Error struct {
+	Path string
+	Line int
+	Col  int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("line %d col %d: %s", e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s: line %d col %d: %s", e.Path, e.Line, e.Col, e.Msg)
+}
+
+// Pos is a place in the original file: 1-based line, 1-based column counted
+// in characters.
+type Pos struct {
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("line %d col %d", p.Line, p.Col) }
+
+const maxMsg = 400
+
+func errorAt(p Pos, path, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if r := []rune(msg); len(r) > maxMsg { // names can be long
+		msg = string(r[:maxMsg]) + "…"
+	}
+	if r := []rune(path); len(r) > maxMsg {
+		path = string(r[:maxMsg]) + "…"
+	}
+	return &Error{Path: path, Line: p.Line, Col: p.Col, Msg: msg}
+}
