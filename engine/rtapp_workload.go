@@ -28,10 +28,11 @@ import (
 // Events (run_event):
 //   - run: a step of that much CPU time. rt-app's run is a fixed amount of
 //     work, calibrated to take that long on the fastest CPU: every simulated
-//     CPU has the same speed, so it is CPU time. runtime busy-loops until
-//     that much wall time has passed: a step of that much CPU time that a
-//     timer ends at the wall-time deadline (rtapp_runtime.go). The log's
-//     "run" column is the wall time the event took.
+//     CPU has the same speed, so it is CPU time.
+//   - runtime busy-loops until that much wall time has passed: a step of
+//     that much CPU time that a timer ends at the wall-time deadline
+//     (rtapp_runtime.go). For both, the log's "run" column is the wall time
+//     the event took.
 //   - sleep: blocks that long (nanosleep); a timer interrupt on the thread's
 //     CPU wakes it, as the hrtimer that ends a nanosleep does.
 //   - timer: rt-app's periodic timer (rtapp_timer). Its next expiry starts at
