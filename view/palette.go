@@ -58,6 +58,27 @@ type Palette struct {
 	Surface, Border Color
 	// Better and Worse colour a change (view.Verdict).
 	Better, Worse Color
+	// Groups colour thread chips by task group (an rt-app task's threads):
+	// hues the tile fills do not use, light enough on a halted tile and on
+	// the running blue. More groups than colours repeat them.
+	Groups []Color
+}
+
+// GroupColor is task group g's chip colour (g from 1).
+func (p *Palette) GroupColor(g int) Color {
+	if len(p.Groups) == 0 || g < 1 {
+		return p.Chip
+	}
+	return p.Groups[(g-1)%len(p.Groups)]
+}
+
+// groupColors are the task groups' chip colours: a bluish green, yellow,
+// vermillion and a light pink near Okabe-Ito's, then lavender, a light grey,
+// a pale green and a peach; none is a tile state's colour (spinning orange,
+// running blue, waking sky blue), and each stands out on both themes' tiles.
+func groupColors() []Color {
+	return []Color{Hex("#00c08b"), Hex("#f0e442"), Hex("#ff7a2f"), Hex("#e48fc0"), Hex("#b39ddb"),
+		Hex("#d9dee5"), Hex("#a6e3a1"), Hex("#ffd6a5")}
 }
 
 // Dark is the default theme.
@@ -79,6 +100,7 @@ func Dark() Palette {
 		ArmA:   Hex("#9aa5b4"), ArmB: Hex("#3fb950"),
 		Surface: Hex("#1c232c"), Border: Hex("#2a313b"),
 		Better: Hex("#3fb950"), Worse: Hex("#f85149"),
+		Groups: groupColors(),
 	}
 }
 
@@ -102,6 +124,7 @@ func Light() Palette {
 		ArmA:   Hex("#6e7781"), ArmB: Hex("#1a7f37"),
 		Surface: Hex("#f6f8fa"), Border: Hex("#d0d7de"),
 		Better: Hex("#1a7f37"), Worse: Hex("#cf222e"),
+		Groups: groupColors(),
 	}
 }
 

@@ -14,6 +14,9 @@ type Chip struct {
 	// Incoming marks a thread woken remotely that the CPU has not yet moved into its
 	// runqueue: drawn hollow.
 	Incoming bool
+	// Group is the thread's task group from 1 (an rt-app task: its instances
+	// share a colour, GroupColor), 0 for none.
+	Group int
 }
 
 // TileInput is everything a vCPU tile shows.
@@ -173,6 +176,10 @@ func drawChip(m *Mesh, p *Palette, r Rect, ch Chip, col, bg Color, selected bool
 	case engine.RoleBalancer, engine.RoleKernel:
 		r = r.Inset(r.W * 0.2)
 		col = Mix(p.ChipKernel, bg, 0.15)
+	default:
+		if ch.Group > 0 {
+			col = p.GroupColor(ch.Group)
+		}
 	}
 	rad := r.W * 0.22
 	if ch.Incoming {

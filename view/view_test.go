@@ -317,3 +317,25 @@ func TestDrawFlight(t *testing.T) {
 // The headline metric table: every workload kind has its metrics, the share
 // card's are a subset in the same order, KVM's only under KVM; and the table's
 // rules write a comparison the same way whichever surface asks.
+
+// Task groups' chip colours: one per group, repeating past the palette,
+// the plain chip colour for no group; none is a tile's fill.
+func TestGroupColor(t *testing.T) {
+	for _, p := range []view.Palette{view.Dark(), view.Light()} {
+		n := len(p.Groups)
+		if n < 6 {
+			t.Fatalf("%s: %d group colours", p.Name, n)
+		}
+		if p.GroupColor(0) != p.Chip || p.GroupColor(n+1) != p.GroupColor(1) {
+			t.Errorf("%s: no group or the group after the last", p.Name)
+		}
+		seen := map[view.Color]bool{}
+		for g := 1; g <= n; g++ {
+			c := p.GroupColor(g)
+			if seen[c] || c == p.Running || c == p.Halted || c == p.Spinning || c == p.Waking || c == p.IRQ {
+				t.Errorf("%s: group %d's colour %v repeats or is a tile's fill", p.Name, g, c)
+			}
+			seen[c] = true
+		}
+	}
+}
