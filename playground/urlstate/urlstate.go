@@ -88,7 +88,10 @@ type State struct {
 	// Policy is a sched_ext policy's Starlark source the page runs as
 	// sched.scx.source in place of the scenario's ("" for none): see policy.go.
 	Policy string
-	View   View
+	// RTApp is an rt-app workload description the page runs as
+	// workload.rtapp ("" for none): see policy.go.
+	RTApp string
+	View  View
 }
 
 // Problem is one rejected part of a fragment. Key is the key as written (quoted
@@ -148,7 +151,7 @@ func Parse(fragment string) (State, []Problem) {
 			probs = append(probs, Problem{key, "has a malformed percent-escape"})
 			continue
 		}
-		if len(val) > MaxValueBytes && key != "policy" {
+		if len(val) > MaxValueBytes && key != "policy" && key != "rtapp" {
 			probs = append(probs, Problem{key, fmt.Sprintf("value is %d bytes, above the limit %d", len(val), MaxValueBytes)})
 			continue
 		}
@@ -241,6 +244,12 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 			return bad("%v", err)
 		}
 		st.Policy = src
+	case "rtapp":
+		desc, err := DecodeRTApp(val)
+		if err != nil {
+			return bad("%v", err)
+		}
+		st.RTApp = desc
 	case "theme":
 		switch val {
 		case ThemeDark, ThemeLight:
@@ -380,12 +389,6 @@ func Encode(st State) string {
 	for _, k := range st.Knobs {
 		add(k.Path, k.Value)
 	}
-	if st.Policy != "" {
-		// Left out when too long: the page then says to use Share.
-		if v, ok := EncodePolicy(st.Policy); ok {
-			add("policy", v)
-		}
-	}
 	if c := FormatCompare(st.View.Compare, st.View.CompareA, st.View.CompareB); c != "" {
 		add("compare", c)
 	}
@@ -406,6 +409,16 @@ func Encode(st State) string {
 	}
 	if st.View.Embed {
 		add("embed", "1")
+	}
+	// The page's own texts go last, each left out when it does not fit (the
+	// page then says to use Share): one alone always fits MaxFragmentBytes.
+	for _, t := range [...]struct{ key, text string }{{"policy", st.Policy}, {"rtapp", st.RTApp}} {
+		if t.text == "" {
+			continue
+		}
+		if v, ok := encodeText(t.text); ok && b.Len()+len(t.key)+2+len(v) <= MaxFragmentBytes {
+			add(t.key, v)
+		}
 	}
 	return b.String()
 }
