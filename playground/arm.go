@@ -64,6 +64,9 @@ type Arm struct {
 	decision    engine.Decision
 	decisionFor runner.Selection
 	hasDecision bool
+	// groups numbers an rt-app workload's tasks for their chips' colours
+	// (chipGroup), built on first use.
+	groups map[string]int
 }
 
 // flight is an IPI being animated: in the air while the simulated clock is between
@@ -126,6 +129,8 @@ func workloadLabel(sc engine.Scenario) string {
 	case engine.WorkloadThreadPerConn:
 		// Each client holds one connection, served by its own short-lived thread.
 		return fmt.Sprintf("%d connections", w.Clients)
+	case engine.WorkloadRTApp:
+		return rtappLabel(w.RTApp)
 	}
 	return fmt.Sprintf("%d clients", w.Clients)
 }

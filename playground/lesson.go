@@ -149,7 +149,7 @@ func (lp *lessonPlayer) openStep(m *Model, l *lesson.Lesson, n int) {
 // onScript reports whether the page shows the open step's scenario.
 func (lp *lessonPlayer) onScript(m *Model) bool {
 	return lp.cur != nil && !m.setup.src.shared && m.setup.src.preset.Name == lp.want.src.preset.Name &&
-		slices.Equal(m.setup.knobs, lp.want.knobs) && m.setup.src.policy == lp.want.src.policy &&
+		slices.Equal(m.setup.knobs, lp.want.knobs) && m.setup.src.policy == lp.want.src.policy && m.setup.src.rtapp == "" &&
 		[3]string{m.view.Compare, m.view.CompareA, m.view.CompareB} == lp.wantCmp
 }
 

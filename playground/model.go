@@ -3,6 +3,7 @@ package playground
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"schedplay/engine"
 	"schedplay/playground/lesson"
@@ -81,6 +82,9 @@ type Model struct {
 	resumed   *resumeNote
 	// refused is the engine's refusal of the scenario, shown over the stage.
 	refused string
+	// workloadErr is the engine's refusal of the rt-app description last run
+	// (SetWorkload), shown in the workload editor; nil when it ran.
+	workloadErr *TextError
 
 	time  timeControl
 	sel   Selection
@@ -143,10 +147,15 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 	var setupProbs []string
 	m.setup, setupProbs = reconcile(m.presets, st.Preset, st.Knobs, shared)
 	m.problems = append(m.problems, setupProbs...)
-	if st.Policy != "" {
-		s, probs, err := m.setup.withPolicy(st.Policy)
+	m.workloadErr = nil
+	if st.Policy != "" || st.RTApp != "" {
+		s, probs, err := m.setup.withOwn(st.Policy, st.RTApp)
 		if err != nil {
-			m.problems = append(m.problems, "policy: "+err.Error()+"; the scenario's own stands")
+			key := "policy"
+			if strings.Contains(err.Error(), "workload.rtapp") {
+				key = "rtapp"
+			}
+			m.problems = append(m.problems, key+": "+err.Error()+"; the scenario's own stands")
 		} else {
 			m.setup = s
 			m.problems = append(m.problems, probs...)
@@ -179,7 +188,7 @@ func (m *Model) urlState() urlstate.State {
 	if st, ok := m.lesson.scriptState(m); ok {
 		return st
 	}
-	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, Policy: m.setup.src.policy, View: m.view}
+	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, Policy: m.setup.src.policy, RTApp: m.setup.src.rtapp, View: m.view}
 }
 
 // Fragment is the URL fragment (without '#') that reproduces the current state.
@@ -267,8 +276,9 @@ func (m *Model) set(path, value string) string {
 		}
 		v := m.view
 		v.Compare, v.CompareA, v.CompareB = urlstate.CompareDefault, "", ""
-		// The page's policy stays: the editor's work is not lost to a preset.
-		m.loadState(urlstate.State{Preset: value, View: v, Policy: m.setup.src.policy}, nil, nil)
+		// The page's policy and workload stay: the editors' work is not lost
+		// to a preset.
+		m.loadState(urlstate.State{Preset: value, View: v, Policy: m.setup.src.policy, RTApp: m.setup.src.rtapp}, nil, nil)
 		return ""
 	case "speed":
 		if _, _, err := urlstate.ParseSpeed(value); err != nil {

@@ -15,7 +15,6 @@ import (
 	"schedplay/engine"
 	"schedplay/examples/policies"
 	"schedplay/playground/runner"
-	"schedplay/playground/urlstate"
 	"schedplay/view"
 )
 
@@ -68,39 +67,10 @@ type PolicyExample struct {
 	Source string `json:"source"`
 }
 
-// withPolicy is the source with sched.scx.source set to policy ("" takes the
-// page's policy away), decoded again from the source's own scenario.
-func (src source) withPolicy(policy string) (source, error) {
-	sc, err := engine.DecodeScenario(src.plain)
-	if err != nil {
-		return src, err
-	}
-	if policy != "" {
-		sc.Sched.Scx.Source = policy
-	}
-	data, err := sc.Canonical()
-	if err != nil {
-		return src, err
-	}
-	if sc, err = engine.DecodeScenario(data); err != nil {
-		return src, err
-	}
-	p := src.preset
-	p.Data = data
-	out := newSource(p, sc, src.shared)
-	out.plain, out.policy = src.plain, policy
-	return out, nil
-}
-
-// withPolicy is the setup with the page's policy set (see source.withPolicy),
-// the knobs reapplied.
+// withPolicy is the setup with the page's policy set ("" takes it away),
+// the page's workload kept, the knobs reapplied (own.go).
 func (s setup) withPolicy(policy string) (setup, []string, error) {
-	src, err := s.src.withPolicy(policy)
-	if err != nil {
-		return s, nil, err
-	}
-	out, probs := applyKnobs(src, s.knobs)
-	return out, probs, nil
+	return s.withOwn(policy, s.src.rtapp)
 }
 
 // SetPolicy runs source as the scenario's sched_ext policy from time zero:
@@ -221,7 +191,7 @@ func (m *Model) policyUI() PolicyUI {
 				u.Shared = sc.Sched.Scx.Source
 			}
 		}
-		_, u.InLink = urlstate.EncodePolicy(m.setup.src.policy)
+		u.InLink = m.ownInLink("policy")
 	case u.Source != "" && m.setup.src.shared:
 		u.Origin, u.InLink = "shared", true
 	}

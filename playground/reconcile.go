@@ -28,6 +28,9 @@ type source struct {
 	// sched_ext policy set into it as sched.scx.source ("" for none: policy.go).
 	plain  []byte
 	policy string
+	// rtapp is the page's rt-app workload, set as workload.rtapp ("" for
+	// none: workload.go).
+	rtapp string
 	// published are sc's published figures with their settings in the engine's
 	// form (see publishedFigures).
 	published publishedSet

@@ -56,6 +56,7 @@ type Snapshot struct {
 	Caption   *CaptionUI   `json:"caption,omitzero"`
 	Trace     *TraceUI     `json:"trace,omitzero"`
 	Policy    *PolicyUI    `json:"policy,omitzero"`
+	Workload  *WorkloadUI  `json:"workload,omitzero"`
 }
 
 // Versions are the sections' versions: the Seq at which each last changed.
@@ -75,6 +76,7 @@ type Versions struct {
 	Caption   uint64 `json:"caption"`
 	Trace     uint64 `json:"trace"`
 	Policy    uint64 `json:"policy"`
+	Workload  uint64 `json:"workload"`
 }
 
 // part is one section as the read side holds it.
@@ -106,6 +108,7 @@ type readSide struct {
 	caption   part[CaptionUI]
 	trace     part[TraceUI]
 	policy    part[PolicyUI]
+	workload  part[WorkloadUI]
 }
 
 // look builds p when it is due (every ms after the last look, or now when
@@ -156,17 +159,19 @@ func (m *Model) Snapshot(after uint64) Snapshot {
 	look(r, &r.caption, now, everyTextMs, forced, func() CaptionUI { return m.lesson.captionUI() })
 	look(r, &r.trace, now, everyTraceMs, forced, m.traceUI)
 	look(r, &r.policy, now, everyResultsMs, forced, m.policyUI)
+	look(r, &r.workload, now, everyResultsMs, forced, m.workloadUI)
 	return Snapshot{
 		Seq: r.seq,
 		Ver: Versions{Meta: r.meta.ver, Settings: r.settings.ver, Notices: r.notices.ver, Controls: r.controls.ver,
 			Clock: r.clock.ver, Panes: r.panes.ver, Cards: r.cards.ver, Explain: r.explain.ver, TimeChart: r.timeChart.ver,
 			Sweep: r.sweep.ver, Hist: r.hist.ver, Lesson: r.lesson.ver, Caption: r.caption.ver, Trace: r.trace.ver,
-			Policy: r.policy.ver},
+			Policy: r.policy.ver, Workload: r.workload.ver},
 		Meta: since(&r.meta, after), Settings: since(&r.settings, after), Notices: since(&r.notices, after),
 		Controls: since(&r.controls, after), Clock: since(&r.clock, after), Panes: since(&r.panes, after),
 		Cards: since(&r.cards, after), Explain: since(&r.explain, after), TimeChart: since(&r.timeChart, after),
 		Sweep: since(&r.sweep, after), Hist: since(&r.hist, after), Lesson: since(&r.lesson, after),
 		Caption: since(&r.caption, after), Trace: since(&r.trace, after), Policy: since(&r.policy, after),
+		Workload: since(&r.workload, after),
 	}
 }
 

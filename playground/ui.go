@@ -27,14 +27,16 @@ type Meta struct {
 	Shared bool              `json:"shared"`
 	// Lessons are the lesson picker's choices.
 	Lessons []LessonOption `json:"lessons"`
-	// Policies are the example policies the editor starts from.
-	Policies []PolicyExample `json:"policies"`
+	// Policies are the example policies the editor starts from, Workloads
+	// the example rt-app descriptions.
+	Policies  []PolicyExample   `json:"policies"`
+	Workloads []WorkloadExample `json:"workloads"`
 }
 
 // meta returns the control descriptions.
 func (m *Model) meta() Meta {
 	mt := Meta{Controls: m.controls, Speeds: Speeds(), Charts: chartOptions(), CSS: m.pal.CSSVars(), Shared: m.setup.src.shared,
-		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}, Lessons: m.lesson.options(), Policies: policyExamples()}
+		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}, Lessons: m.lesson.options(), Policies: policyExamples(), Workloads: workloadExamples()}
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}

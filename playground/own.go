@@ -1,0 +1,50 @@
+package playground
+
+// The page's own texts in a scenario: a sched_ext policy (policy.go) and an
+// rt-app workload (workload.go), each set into the source scenario the knobs
+// apply to, so that a compared knob, a preset's arms and a share all carry
+// them.
+
+import "schedplay/engine"
+
+// withOwn is the source with the page's policy (sched.scx.source) and rt-app
+// workload (workload.kind=rtapp, workload.rtapp) set into its own scenario;
+// "" leaves the scenario's. An rt-app workload replaces the source's: the
+// run lasts its global.duration (else the default scenario's), from time
+// zero with no warm-up (rt-app's figures cover the whole run), and the
+// source's published figures, which are about its own workload, go.
+func (src source) withOwn(policy, rtapp string) (source, error) {
+	sc, err := engine.DecodeScenario(src.plain)
+	if err != nil {
+		return src, err
+	}
+	if policy != "" {
+		sc.Sched.Scx.Source = policy
+	}
+	if rtapp != "" {
+		setRTApp(&sc, rtapp)
+	}
+	data, err := sc.Canonical()
+	if err != nil {
+		return src, err
+	}
+	if sc, err = engine.DecodeScenario(data); err != nil {
+		return src, err
+	}
+	p := src.preset
+	p.Data = data
+	out := newSource(p, sc, src.shared)
+	out.plain, out.policy, out.rtapp = src.plain, policy, rtapp
+	return out, nil
+}
+
+// withOwn is the setup with the page's texts set (source.withOwn), the knobs
+// reapplied.
+func (s setup) withOwn(policy, rtapp string) (setup, []string, error) {
+	src, err := s.src.withOwn(policy, rtapp)
+	if err != nil {
+		return s, nil, err
+	}
+	out, probs := applyKnobs(src, s.knobs)
+	return out, probs, nil
+}

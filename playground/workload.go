@@ -1,0 +1,242 @@
+package playground
+
+// An rt-app workload of the page's user: a description
+// (github.com/scheduler-tools/rt-app's JSON) pasted or uploaded into the
+// workload editor and run as the scenario's workload (SetWorkload: see
+// own.go for what it replaces), carried in the URL while it is short
+// (urlstate's rtapp key) and in a share otherwise, like a policy. The
+// editor's section (WorkloadUI) says what runs, where the engine refused the
+// description (by key path and line), and each arm's per-task rt-app figures.
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"schedplay/engine"
+	rtappex "schedplay/examples/rtapp"
+	"schedplay/rtapp"
+	"schedplay/view"
+)
+
+// WorkloadUI is the workload editor's section of the snapshot.
+type WorkloadUI struct {
+	// Runs says the scenario's workload is an rt-app description.
+	Runs bool `json:"runs"`
+	// Source is the description ("" for none); Title its first comment line.
+	Source string `json:"source"`
+	Title  string `json:"title,omitzero"`
+	// Origin: "page" (the editor's Run, or a link's rtapp key), "shared"
+	// (the shared scenario's), "" for none.
+	Origin string `json:"origin"`
+	// InLink says the page's link carries the description (else use Share).
+	InLink bool `json:"in_link"`
+	// Error is the engine's refusal of the text last run, which is then not
+	// running; Line and Col point into it (0: no place).
+	Error *TextError `json:"error,omitzero"`
+	// Groups are the description's tasks in chip colour order (CSS colour).
+	Groups []WorkloadGroup `json:"groups,omitzero"`
+	// Arms are each arm's rt-app figures, as of its newest results.
+	Arms []WorkloadArm `json:"arms,omitzero"`
+}
+
+// TextError is the engine's refusal of a text the page gave it.
+type TextError struct {
+	Path    string `json:"path,omitzero"`
+	Line    int    `json:"line,omitzero"`
+	Col     int    `json:"col,omitzero"`
+	Message string `json:"message"`
+}
+
+// WorkloadGroup is one rt-app task and its chips' colour.
+type WorkloadGroup struct {
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// WorkloadArm is one arm's rt-app figures.
+type WorkloadArm struct {
+	Arm      string                    `json:"arm"`
+	Tasks    []engine.RTAppTaskResults `json:"tasks"`
+	Deadlock string                    `json:"deadlock,omitzero"`
+	Ignored  []string                  `json:"ignored,omitzero"`
+}
+
+// WorkloadExample is one example description the editor offers.
+type WorkloadExample struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// rtappDefaultDurationMs is a description's run when it gives no
+// global.duration: the default scenario's, as the CLI's wrapper does.
+const rtappDefaultDurationMs = 2000
+
+// setRTApp makes desc sc's workload (see source.withOwn). An undecodable
+// description is set as it is, for Validate to report with its place.
+func setRTApp(sc *engine.Scenario, desc string) {
+	sc.Workload.Kind, sc.Workload.RTApp = engine.WorkloadRTApp, desc
+	sc.WarmupMs, sc.DurationMs, sc.Published = 0, rtappDefaultDurationMs, nil
+	if d, err := rtapp.Decode([]byte(desc)); err == nil && d.Global.Duration > 0 {
+		sc.DurationMs = int64(d.Global.Duration) * 1000
+	}
+}
+
+// SetWorkload runs desc, an rt-app description, as the scenario's workload
+// from time zero: the workload editor's Run. "" takes the page's workload
+// away. A description the engine refuses leaves the run as it was; the
+// refusal is returned and shown in the editor at its line.
+func (m *Model) SetWorkload(desc string) string {
+	m.edits++
+	m.message = ""
+	if len(desc) > engine.MaxRTAppBytes {
+		m.workloadErr = &TextError{Message: "the description is " + strconv.Itoa(len(desc)) + " bytes, above the limit " + strconv.Itoa(engine.MaxRTAppBytes)}
+		return m.workloadErr.Message
+	}
+	s, probs, err := m.setup.withOwn(m.setup.src.policy, desc)
+	if err != nil {
+		m.workloadErr = textError(err.Error())
+		return err.Error()
+	}
+	m.workloadErr = nil
+	m.problems = append(m.problems, probs...)
+	m.setup = s
+	m.view.AtNs = 0
+	m.dropSweep()
+	m.rebuild()
+	return ""
+}
+
+// rtappLoc finds "line L col C" in the engine's message about workload.rtapp
+// (engine/rtapp_scenario.go: "workload.rtapp: PATH: line L col C: why").
+var rtappLoc = regexp.MustCompile(`^(?:workload\.rtapp: )?(?:([^:]*): )?line (\d+) col (\d+): `)
+
+// textError reads the engine's refusal of a description into a TextError.
+func textError(msg string) *TextError {
+	e := &TextError{Message: strings.TrimPrefix(msg, "workload.rtapp: ")}
+	if loc := rtappLoc.FindStringSubmatch(msg); loc != nil {
+		e.Path = loc[1]
+		e.Line, _ = strconv.Atoi(loc[2])
+		e.Col, _ = strconv.Atoi(loc[3])
+	}
+	return e
+}
+
+// workloadUI builds the workload editor's section.
+func (m *Model) workloadUI() WorkloadUI {
+	base := m.setup.base
+	u := WorkloadUI{Runs: base.Workload.Kind == engine.WorkloadRTApp, Error: m.workloadErr}
+	if u.Runs {
+		u.Source = base.Workload.RTApp
+		u.Title = RTAppTitle(u.Source)
+	}
+	switch {
+	case m.setup.src.rtapp != "":
+		u.Origin = "page"
+		u.InLink = m.ownInLink("rtapp")
+	case u.Runs && m.setup.src.shared:
+		u.Origin, u.InLink = "shared", true
+	}
+	if !u.Runs {
+		return u
+	}
+	if d, err := rtapp.Decode([]byte(u.Source)); err == nil {
+		for i, t := range d.Tasks {
+			u.Groups = append(u.Groups, WorkloadGroup{Name: t.Name, Color: m.pal.GroupColor(i + 1).CSS()})
+		}
+	}
+	for i, a := range m.arms {
+		r := a.results.RTApp
+		if a.inWarmup {
+			r = a.warmup.RTApp
+		}
+		wa := WorkloadArm{Arm: string(rune('A' + i)), Tasks: r.Tasks, Ignored: r.Ignored}
+		if d := r.Deadlock; len(d.Threads) > 0 {
+			var parts []string
+			for _, t := range d.Threads {
+				parts = append(parts, t.Thread+" on "+t.On)
+			}
+			wa.Deadlock = "deadlock at " + view.Duration(d.AtMs*1e6) + ": " + strings.Join(parts, ", ")
+		}
+		u.Arms = append(u.Arms, wa)
+	}
+	return u
+}
+
+// ownInLink reports whether the page's link carries its own text under key
+// (policy or rtapp): a lesson's link names its step, which carries it.
+func (m *Model) ownInLink(key string) bool {
+	st := m.urlState()
+	if st.Policy == "" && st.RTApp == "" {
+		return true
+	}
+	return strings.Contains(m.Fragment(), "&"+key+"=")
+}
+
+// RTAppTitle names an rt-app description by its first comment line (rt-app
+// files open with a /* */ block or // lines), or "rt-app workload".
+func RTAppTitle(desc string) string {
+	for line := range strings.Lines(desc) {
+		line = strings.TrimSpace(line)
+		line = strings.TrimLeft(line, "{/* ")
+		line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, `"`) {
+			break // a key before any comment
+		}
+		if i := strings.Index(line, ". "); i > 0 {
+			line = line[:i+1]
+		}
+		return view.Clip(line, 80)
+	}
+	return "rt-app workload"
+}
+
+// rtappLabel sizes an rt-app workload for a pane's title: its tasks and
+// threads ("rt-app: 4 tasks, 5 threads").
+func rtappLabel(desc string) string {
+	d, err := rtapp.Decode([]byte(desc))
+	if err != nil {
+		return "rt-app"
+	}
+	threads := 0
+	for _, t := range d.Tasks {
+		threads += t.Instance
+	}
+	return fmt.Sprintf("rt-app: %d tasks, %d threads", len(d.Tasks), threads)
+}
+
+// workloadExamples lists the example descriptions (Meta.Workloads).
+func workloadExamples() []WorkloadExample {
+	var out []WorkloadExample
+	for _, ex := range rtappex.Examples() {
+		out = append(out, WorkloadExample{Name: ex.Name, Title: RTAppTitle(ex.Text), Text: ex.Text})
+	}
+	return out
+}
+
+// chipGroups maps an rt-app arm's threads to their task's chip colour
+// group (view.Chip.Group): thread names are "task-instance" (the engine's
+// rt-app workload), tasks numbered in the description's order.
+func (a *Arm) chipGroup(t engine.ThreadSnap) int {
+	if a.Sc.Workload.Kind != engine.WorkloadRTApp || t.Role != engine.RoleWorker {
+		return 0
+	}
+	if a.groups == nil {
+		a.groups = map[string]int{}
+		if d, err := rtapp.Decode([]byte(a.Sc.Workload.RTApp)); err == nil {
+			for i, tk := range d.Tasks {
+				a.groups[tk.Name] = i + 1
+			}
+		}
+	}
+	task := t.Name
+	if i := strings.LastIndexByte(task, '-'); i > 0 {
+		task = task[:i]
+	}
+	return a.groups[task]
+}
