@@ -60,7 +60,11 @@
   // on(name, fn) calls fn with the section's content whenever it changes.
   // Between the page's own scripts; not part of window.schedplay.
   const redraw = {};
-  const on = (name, fn) => { (redraw[name] = redraw[name] || []).push(fn); };
+  // A script that registers after a section arrived is given it at once.
+  const on = (name, fn) => {
+    (redraw[name] = redraw[name] || []).push(fn);
+    if (view[name]) fn(view[name]);
+  };
   // core() is the model's handle once the wasm runs (null before), and
   // refresh() mirrors a change made through it at once.
   window.schedplayPage = { on, core: () => core, refresh: () => refresh() };
@@ -192,7 +196,7 @@
   // others fill, settings comes before controls (the compare picker's value
   // before its options).
   const ORDER = ['meta', 'settings', 'notices', 'controls', 'clock', 'panes', 'cards', 'explain',
-    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace', 'policy'];
+    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace', 'policy', 'workload'];
 
   // refresh reads the sections newer than the last it saw and redraws them. A
   // new meta rebuilds the controls and pickers, so everything is redrawn on it.
@@ -533,6 +537,16 @@
 
   function pageURL() { return location.origin + location.pathname; }
 
+  // tooLongForLink names the page's own text (policy, workload) that its
+  // link leaves out for length, or ''.
+  function tooLongForLink() {
+    for (const [name, what] of [['policy', 'policy'], ['workload', 'workload description']]) {
+      const s = view[name];
+      if (s && s.origin === 'page' && !s.in_link) return what;
+    }
+    return '';
+  }
+
   async function share() {
     const fallback = () => copy(pageURL() + '#' + core.fragment(), 'Link');
     try {
@@ -543,10 +557,10 @@
       u.hash = core.shareFragment();
       await copy(u.href, 'Share link');
     } catch (e) {
-      const pol = view.policy;
-      if (pol && pol.origin === 'page' && !pol.in_link) {
-        // The full link would lose the policy: say so rather than copy it.
-        toast('Sharing is not available here (' + e.message + '), and this policy is too long for a link.');
+      const long = tooLongForLink();
+      if (long) {
+        // The full link would lose it: say so rather than copy it.
+        toast('Sharing is not available here (' + e.message + '), and this ' + long + ' is too long for a link.');
         return;
       }
       await fallback();
@@ -578,9 +592,9 @@
   $('chart-metric').addEventListener('change', (e) => set('chart', e.target.value));
   $('theme').addEventListener('click', () => set('theme', view.settings && view.settings.theme === 'light' ? 'dark' : 'light'));
   $('copy-link').addEventListener('click', () => {
-    const pol = view.policy;
-    if (pol && pol.origin === 'page' && !pol.in_link) {
-      toast('This policy is too long for a link: use Share, which stores it and copies a short link.');
+    const long = tooLongForLink();
+    if (long) {
+      toast('This ' + long + ' is too long for a link: use Share, which stores it and copies a short link.');
       return;
     }
     copy(pageURL() + '#' + core.fragment(), 'Link');
@@ -638,6 +652,9 @@
     // from time zero, as the editor's Run does ("" or null when accepted,
     // else why not).
     setPolicy: (source) => { const r = core.setPolicy(String(source)); refresh(); return r || null; },
+    // setWorkload(description) runs an rt-app description as the workload,
+    // from time zero (null when accepted, else the engine's refusal).
+    setWorkload: (desc) => { const r = core.setWorkload(String(desc)); refresh(); return r || null; },
   };
 
   start().catch((e) => {

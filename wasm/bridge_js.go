@@ -59,6 +59,9 @@ func registerBridge(g *game, problems []string) {
 	// setPolicy(source) runs source as the scenario's own sched_ext policy
 	// from time zero (the editor's Run); "" takes the page's policy away.
 	fn("setPolicy", func(args []js.Value) any { return m.SetPolicy(str(args, 0)) })
+	// setWorkload(description) runs an rt-app description as the scenario's
+	// workload from time zero (the workload editor's Run); "" takes it away.
+	fn("setWorkload", func(args []js.Value) any { return m.SetWorkload(str(args, 0)) })
 	// traceJob returns {file, job, policy} (job: the bytes to post to the worker
 	// that runs it, static/trace.js; policy: that worker must be the policy
 	// worker) or {error}.

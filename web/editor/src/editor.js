@@ -1,5 +1,6 @@
-// The playground's policy editor: CodeMirror 6 with its Python language (a
-// Starlark file is Python's syntax), line numbers, bracket matching, undo, and
+// The playground's editor of policies and workloads: CodeMirror 6 with its
+// Python language (a Starlark file is Python's syntax) or, for rt-app files,
+// its JavaScript one, line numbers, bracket matching, undo, and
 // the lint gutter for the error the engine reports. Bundled by build.mjs into
 // static/editor.js, which the page loads only when a policy is edited or shown
 // (static/policy.js). It decides nothing: the page gives it the text and the
@@ -8,6 +9,7 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLi
 import { EditorState, Compartment } from '@codemirror/state';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
+import { javascript } from '@codemirror/lang-javascript';
 import { indentUnit, bracketMatching, syntaxHighlighting, HighlightStyle } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { tags as t } from '@lezer/highlight';
@@ -43,10 +45,16 @@ const highlight = HighlightStyle.define([
   { tag: [t.propertyName, t.attributeName], color: 'var(--text)' },
 ]);
 
-// create makes an editor in parent with text doc. onChange(text) hears every
-// edit; onRun() hears Ctrl/Cmd+Enter. The returned object sets the text, marks
-// errors (line and column from 1) and focuses.
-export function create(parent, { doc = '', onChange = () => {}, onRun = () => {}, label = 'Policy source' } = {}) {
+// languages are the editor's: Starlark policies read as Python, rt-app's
+// "json like" files (comments, trailing commas) as JavaScript, whose grammar
+// takes both where JSON's would mark them as errors.
+const languages = { python: () => python(), json: () => javascript() };
+
+// create makes an editor in parent with text doc in language lang (python or
+// json). onChange(text) hears every edit; onRun() hears Ctrl/Cmd+Enter. The
+// returned object sets the text, marks errors (line and column from 1) and
+// focuses.
+export function create(parent, { doc = '', onChange = () => {}, onRun = () => {}, label = 'Policy source', lang = 'python' } = {}) {
   const editable = new Compartment();
   const view = new EditorView({
     parent,
@@ -54,7 +62,7 @@ export function create(parent, { doc = '', onChange = () => {}, onRun = () => {}
       doc,
       extensions: [
         lineNumbers(), highlightActiveLineGutter(), highlightActiveLine(), drawSelection(), history(), bracketMatching(),
-        indentUnit.of('    '), python(), syntaxHighlighting(highlight), chrome, lintGutter(),
+        indentUnit.of(lang === 'json' ? '  ' : '    '), (languages[lang] || languages.python)(), syntaxHighlighting(highlight), chrome, lintGutter(),
         keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
         EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
         EditorView.contentAttributes.of({ 'aria-label': label }),
