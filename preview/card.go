@@ -45,8 +45,9 @@ func layoutFor(evidence bool) cardLayout {
 }
 
 // PNG draws p's card (in the dark theme, the page's default) and encodes it.
+// A policy that did not compile gets a card that says so (drawRefused).
 func (p *Preview) PNG() ([]byte, error) {
-	if len(p.Arms) == 0 {
+	if len(p.Arms) == 0 && p.PolicyError == nil {
 		return nil, fmt.Errorf("preview: no arms to draw")
 	}
 	f, err := loadFonts()
@@ -55,6 +56,12 @@ func (p *Preview) PNG() ([]byte, error) {
 	}
 	pal := view.Dark()
 	c := newCanvas(CardW, CardH, pal.Page)
+	if p.PolicyError != nil {
+		if err := drawRefused(c, f, &pal, p); err != nil {
+			return nil, err
+		}
+		return encode(c)
+	}
 	ms := p.Headline()
 	evidence := false
 	for _, m := range ms {
@@ -62,11 +69,17 @@ func (p *Preview) PNG() ([]byte, error) {
 	}
 	l := layoutFor(evidence)
 	drawHeader(c, f, &pal, p)
-	drawStage(c, f, &pal, p, l)
+	panes := drawStage(c, f, &pal, p, l)
+	drawEjections(c, f, &pal, p, panes)
 	drawLegend(c, f, &pal, l.legendY)
 	drawBoxes(c, f, &pal, ms, l, evidence)
 	foot := "schedplay: model results, not measurements · " + p.Coverage() + " · seed " + fmt.Sprint(p.Seed) + " · tiles at t = " + view.Seconds(p.AtMs)
 	c.textAt(f.face(false, 18), fitText(f.face(false, 18), foot, CardW-2*margin), margin, CardH-12, pal.TextDim)
+	return encode(c)
+}
+
+// encode paints the card and encodes it as PNG.
+func encode(c *canvas) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, c.finish()); err != nil {
 		return nil, fmt.Errorf("preview: encoding the card: %w", err)
@@ -105,8 +118,9 @@ func drawHeader(c *canvas, f *fonts, pal *view.Palette, p *Preview) {
 
 // drawStage draws each arm's tiles in its own pane, as the page lays them out
 // (view.Panes, view.LayoutGrid) and draws them (view.DrawTile,
-// view.DrawFlight), with the IPIs in flight caught mid-way.
-func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout) {
+// view.DrawFlight), with the IPIs in flight caught mid-way. It returns the
+// arms' panes.
+func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout) []view.Rect {
 	stage := rect(margin-14, l.stageTop, CardW-2*margin+28, l.stageH)
 	c.mesh.FillRoundRect(stage, 12, pal.Stage)
 	n := len(p.Arms)
@@ -149,6 +163,7 @@ func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout)
 				view.FlightLook{Kind: ipiKind(ipi.Kind), Progress: 0.7, Width: width})
 		}
 	}
+	return panes
 }
 
 // drawLegend explains the tiles in one line, with the same swatches.

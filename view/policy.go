@@ -50,5 +50,6 @@ func PolicyMessage(msg string) (summary string, line, col int) {
 		col, _ = strconv.Atoi(msg[loc[4]:loc[5]])
 		msg = msg[:loc[0]] + "line " + strconv.Itoa(line) + ": " + msg[loc[1]:]
 	}
+	msg = strings.TrimPrefix(msg, PolicyFile+": ") // a message about the whole file
 	return strings.TrimSpace(msg), line, col
 }

@@ -14,6 +14,8 @@ func TestPolicyMessage(t *testing.T) {
 			"enqueue: line 20: floored division by zero", 20, 13},
 		{"the watchdog", "watchdog: runnable task stall: pid 7 (spinner-2) has not run for 30 ms (the timeout is 30 ms)",
 			"watchdog: runnable task stall: pid 7 (spinner-2) has not run for 30 ms (the timeout is 30 ms)", 0, 0},
+		{"the whole file", "sched.scx.source: policy.star: enqueue is a int, not a function: a callback is a def",
+			"enqueue is a int, not a function: a callback is a def", 0, 0},
 		{"another file's place is not the policy's", "other.star:1:1: oops", "other.star:1:1: oops", 0, 0},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
