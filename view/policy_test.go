@@ -16,6 +16,7 @@ func TestPolicyMessage(t *testing.T) {
 			"watchdog: runnable task stall: pid 7 (spinner-2) has not run for 30 ms (the timeout is 30 ms)", 0, 0},
 		{"the whole file", "sched.scx.source: policy.star: enqueue is a int, not a function: a callback is a def",
 			"enqueue is a int, not a function: a callback is a def", 0, 0},
+		{"a place that is no place, then one", "policy.star:x:1: policy.star:2:3: bad", "policy.star:x:1: line 2: bad", 2, 3},
 		{"another file's place is not the policy's", "other.star:1:1: oops", "other.star:1:1: oops", 0, 0},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
