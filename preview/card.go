@@ -87,8 +87,8 @@ func encode(c *canvas) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// drawHeader writes the title (the scenario's name and the knobs compared)
-// after the brand mark, and what every arm runs.
+// drawHeader writes the title (the scenario's name, its own policy's name and
+// the knobs compared) after the brand mark, and what every arm runs.
 func drawHeader(c *canvas, f *fonts, pal *view.Palette, p *Preview) {
 	// The brand mark: four small tiles in the state colours.
 	for i, col := range []view.Color{pal.Running, pal.Spinning, pal.Halted, pal.IRQ} {
@@ -104,15 +104,32 @@ func drawHeader(c *canvas, f *fonts, pal *view.Palette, p *Preview) {
 	}
 	left := margin + 48
 	big := f.face(true, 40)
-	name = fitText(big, name, mx-24-left)
+	room := mx - 24 - left
+	policy := p.Policy != "" && p.PolicyError == nil // a refused policy's card names it below
+	if policy {
+		// The policy's name gets at least half the line.
+		room = max(room-width(f.face(false, 26), "  custom policy: "+p.Policy), room/2)
+	}
+	name = fitText(big, name, room)
 	x := c.textAt(big, name, left, 58, pal.Text)
-	if len(p.Compared) > 0 {
+	note := f.face(false, 26)
+	if policy {
+		x = c.textAt(note, "  custom policy: ", x, 58, pal.TextDim)
+		x = c.textAt(note, fitText(note, p.Policy, mx-24-x), x, 58, pal.Text)
+	}
+	if len(p.Compared) > 0 && mx-24-x > 100 {
 		paths := make([]string, len(p.Compared))
 		for i, k := range p.Compared {
 			paths[i] = k.Path
 		}
-		knobs := f.face(false, 26)
-		c.textAt(knobs, fitText(knobs, "  compares "+strings.Join(paths, ", "), mx-24-x), x, 58, pal.TextDim)
+		knobs := "  compares " + strings.Join(paths, ", ")
+		if policy {
+			knobs = " · compares " + strings.Join(paths, ", ")
+		}
+		// Beside the policy's name only whole: the panes' titles say it too.
+		if !policy || width(note, knobs) <= mx-24-x {
+			c.textAt(note, fitText(note, knobs, mx-24-x), x, 58, pal.TextDim)
+		}
 	}
 }
 

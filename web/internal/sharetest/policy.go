@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"image/png"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,6 +81,13 @@ func policyContract(t *testing.T, h Host) {
 			}
 			if cfg, err := png.DecodeConfig(bytes.NewReader(img)); err != nil || cfg.Width != 1200 || cfg.Height != 630 {
 				t.Errorf("og:image is %dx%d (%v), want a 1200x630 PNG", cfg.Width, cfg.Height, err)
+			}
+			// SCHEDPLAY_CARDS=dir keeps the cards, to be looked at.
+			if dir := os.Getenv("SCHEDPLAY_CARDS"); dir != "" {
+				name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + ".png"
+				if err := os.WriteFile(filepath.Join(dir, name), img, 0o644); err != nil {
+					t.Error(err)
+				}
 			}
 			resp, svg := Do(t, h.Client, http.MethodGet, pageURL+".svg", nil)
 			if resp.StatusCode != http.StatusOK || !strings.Contains(string(svg), tc.chart) {
