@@ -45,8 +45,9 @@ func layoutFor(evidence bool) cardLayout {
 }
 
 // PNG draws p's card (in the dark theme, the page's default) and encodes it.
+// A policy that did not compile gets a card that says so (drawRefused).
 func (p *Preview) PNG() ([]byte, error) {
-	if len(p.Arms) == 0 {
+	if len(p.Arms) == 0 && p.PolicyError == nil {
 		return nil, fmt.Errorf("preview: no arms to draw")
 	}
 	f, err := loadFonts()
@@ -55,6 +56,12 @@ func (p *Preview) PNG() ([]byte, error) {
 	}
 	pal := view.Dark()
 	c := newCanvas(CardW, CardH, pal.Page)
+	if p.PolicyError != nil {
+		if err := drawRefused(c, f, &pal, p); err != nil {
+			return nil, err
+		}
+		return encode(c)
+	}
 	ms := p.Headline()
 	evidence := false
 	for _, m := range ms {
@@ -62,11 +69,17 @@ func (p *Preview) PNG() ([]byte, error) {
 	}
 	l := layoutFor(evidence)
 	drawHeader(c, f, &pal, p)
-	drawStage(c, f, &pal, p, l)
+	panes := drawStage(c, f, &pal, p, l)
+	drawEjections(c, f, &pal, p, panes)
 	drawLegend(c, f, &pal, l.legendY)
 	drawBoxes(c, f, &pal, ms, l, evidence)
 	foot := "schedplay: model results, not measurements · " + p.Coverage() + " · seed " + fmt.Sprint(p.Seed) + " · tiles at t = " + view.Seconds(p.AtMs)
 	c.textAt(f.face(false, 18), fitText(f.face(false, 18), foot, CardW-2*margin), margin, CardH-12, pal.TextDim)
+	return encode(c)
+}
+
+// encode paints the card and encodes it as PNG.
+func encode(c *canvas) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, c.finish()); err != nil {
 		return nil, fmt.Errorf("preview: encoding the card: %w", err)
@@ -74,8 +87,8 @@ func (p *Preview) PNG() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// drawHeader writes the title (the scenario's name and the knobs compared)
-// after the brand mark, and what every arm runs.
+// drawHeader writes the title (the scenario's name, its own policy's name and
+// the knobs compared) after the brand mark, and what every arm runs.
 func drawHeader(c *canvas, f *fonts, pal *view.Palette, p *Preview) {
 	// The brand mark: four small tiles in the state colours.
 	for i, col := range []view.Color{pal.Running, pal.Spinning, pal.Halted, pal.IRQ} {
@@ -91,22 +104,40 @@ func drawHeader(c *canvas, f *fonts, pal *view.Palette, p *Preview) {
 	}
 	left := margin + 48
 	big := f.face(true, 40)
-	name = fitText(big, name, mx-24-left)
+	room := mx - 24 - left
+	policy := p.Policy != "" && p.PolicyError == nil // a refused policy's card names it below
+	if policy {
+		// The policy's name gets at least half the line.
+		room = max(room-width(f.face(false, 26), "  custom policy: "+p.Policy), room/2)
+	}
+	name = fitText(big, name, room)
 	x := c.textAt(big, name, left, 58, pal.Text)
-	if len(p.Compared) > 0 {
+	note := f.face(false, 26)
+	if policy {
+		x = c.textAt(note, "  custom policy: ", x, 58, pal.TextDim)
+		x = c.textAt(note, fitText(note, p.Policy, mx-24-x), x, 58, pal.Text)
+	}
+	if len(p.Compared) > 0 && mx-24-x > 100 {
 		paths := make([]string, len(p.Compared))
 		for i, k := range p.Compared {
 			paths[i] = k.Path
 		}
-		knobs := f.face(false, 26)
-		c.textAt(knobs, fitText(knobs, "  compares "+strings.Join(paths, ", "), mx-24-x), x, 58, pal.TextDim)
+		knobs := "  compares " + strings.Join(paths, ", ")
+		if policy {
+			knobs = " · compares " + strings.Join(paths, ", ")
+		}
+		// Beside the policy's name only whole: the panes' titles say it too.
+		if !policy || width(note, knobs) <= mx-24-x {
+			c.textAt(note, fitText(note, knobs, mx-24-x), x, 58, pal.TextDim)
+		}
 	}
 }
 
 // drawStage draws each arm's tiles in its own pane, as the page lays them out
 // (view.Panes, view.LayoutGrid) and draws them (view.DrawTile,
-// view.DrawFlight), with the IPIs in flight caught mid-way.
-func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout) {
+// view.DrawFlight), with the IPIs in flight caught mid-way. It returns the
+// arms' panes.
+func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout) []view.Rect {
 	stage := rect(margin-14, l.stageTop, CardW-2*margin+28, l.stageH)
 	c.mesh.FillRoundRect(stage, 12, pal.Stage)
 	n := len(p.Arms)
@@ -149,6 +180,7 @@ func drawStage(c *canvas, f *fonts, pal *view.Palette, p *Preview, l cardLayout)
 				view.FlightLook{Kind: ipiKind(ipi.Kind), Progress: 0.7, Width: width})
 		}
 	}
+	return panes
 }
 
 // drawLegend explains the tiles in one line, with the same swatches.

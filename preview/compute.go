@@ -15,12 +15,14 @@ import (
 // events over all arms: about 1.5 s of CPU natively and four times as long as
 // wasm (web/cloudflare's BenchmarkCloudflare gives the Cloudflare Worker a quarter of it, and
 // measures heavy-share-cpu-ms). Events, not wall time, so a preview is the same
-// on every host and every run.
+// on every host and every run. A scenario's own sched_ext policy spends it too,
+// by its Starlark steps (PolicyStepsPerEvent).
 const DefaultEventBudget = 8_000_000
 
 // lockSteps is how many steps of simulated time the horizon is cut into: the
 // arms advance in lockstep one step at a time, the budget is checked between
-// steps, so the work done past the budget is at most one step of every arm.
+// steps, so the work done past the budget is at most one step of every arm
+// (an arm that runs a policy of its own is checked more often: policyChunk).
 const lockSteps = 1024
 
 // maxFrames bounds the candidate moments kept for the tiles: every step is a
@@ -34,8 +36,9 @@ const maxSeries = 240
 
 // Compute runs the scenario's arms (the first two of sc.Arms, or sc alone when
 // it has fewer than two) in lockstep until they end or have processed budget
-// engine events together, and returns what their link preview shows. The result
-// depends only on sc and budget.
+// engine events together (a policy's steps counted in, PolicyStepsPerEvent),
+// and returns what their link preview shows. The result depends only on sc and
+// budget.
 func Compute(sc engine.Scenario, budget int64) (Preview, error) {
 	p, _, err := compute(sc, budget, false, nil)
 	return p, err
@@ -74,12 +77,17 @@ func compute(sc engine.Scenario, budget int64, saveStates bool, compile engine.S
 	runs := make([]*armRun, len(specs))
 	var horizon int64
 	for i, a := range specs {
-		sim, err := engine.NewSimScx(a.sc, compile)
+		var pol stepper
+		var refused error
+		sim, err := engine.NewSimScx(a.sc, metered(compile, &pol, &refused))
+		if refused != nil {
+			return refusedPreview(sc, specs, refused), nil, nil
+		}
 		if err != nil {
 			return Preview{}, nil, fmt.Errorf("preview: arm %q: %w", a.name, err)
 		}
 		sim.SetVisual(false) // the card draws snapshots; nothing animates the run
-		r := &armRun{name: a.name, sim: sim, gauge: a.sc.Sched.IdleSpin.Adaptive, win: []int{0},
+		r := &armRun{name: a.name, sim: sim, policy: pol, gauge: a.sc.Sched.IdleSpin.Adaptive, win: []int{0},
 			published: published.FiguresOf(a.sc), calibrated: table.Lookup(a.sc)}
 		for _, f := range froms[1:] {
 			r.win = append(r.win, sim.AddWindow(f, a.sc.DurationMs))
@@ -95,36 +103,44 @@ func compute(sc engine.Scenario, budget int64, saveStates bool, compile engine.S
 	step := max(horizon/lockSteps, 1)
 	var frames []frame
 	every := 1
-	var events int64
+	var events, steps int64
 	complete := false
 	var st states
 	warmNs := sc.WarmupMs * 1e6
 	for k := 1; ; k++ {
 		t := min(int64(k)*step, horizon)
+		cut := false
 		if prev := t - step; saveStates && warmNs > 0 && prev < warmNs && warmNs <= t && warmNs < horizon {
 			// The warm-up's end, the moment Skip warm-up jumps to, is saved as it
 			// is: running there first and then on to t is the same run.
-			for _, r := range runs {
-				r.sim.RunUntil(warmNs)
-			}
-			if err := st.save(runs, -1); err != nil {
-				return Preview{}, nil, err
+			if cut = advance(runs, warmNs, budget); !cut {
+				if err := st.save(runs, -1); err != nil {
+					return Preview{}, nil, err
+				}
 			}
 		}
-		events, complete = 0, true
+		if !cut {
+			cut = advance(runs, t, budget)
+		}
+		events, steps = work(runs)
+		complete = true
 		for _, r := range runs {
-			r.sim.RunUntil(t)
-			events += r.sim.Events()
 			complete = complete && r.sim.Done()
 		}
-		if k%every == 0 {
-			frames = append(frames, capture(runs, t))
+		if k%every == 0 || cut {
+			// A cut leaves the arms short of t: their tiles are of where they
+			// stopped.
+			at := t
+			if cut {
+				at = reachedOf(runs)
+			}
+			frames = append(frames, capture(runs, at))
 			if len(frames) == maxFrames {
 				frames = decimate(frames)
 				every *= 2
 			}
 		}
-		if complete || events >= budget {
+		if complete || cut || spent(events, steps) >= budget {
 			if saveStates && (len(st.spread) == 0 || st.spread[len(st.spread)-1].k != k) {
 				if err := st.save(runs, k); err != nil {
 					return Preview{}, nil, err
@@ -139,13 +155,10 @@ func compute(sc engine.Scenario, budget int64, saveStates bool, compile engine.S
 		}
 	}
 
-	reached := runs[0].sim.NowNs()
-	for _, r := range runs {
-		reached = max(reached, r.sim.NowNs())
-	}
+	reached := reachedOf(runs)
 	p := Preview{
 		Name: sc.Name, Policy: PolicyName(sc), VCPUs: sc.Machine.VCPUs, Workload: sc.Workload.Kind, Clients: sc.Workload.Clients,
-		Seed: sc.Seed, HorizonMs: ms(horizon), ReachedMs: ms(reached), Complete: complete, Events: events,
+		Seed: sc.Seed, HorizonMs: ms(horizon), ReachedMs: ms(reached), Complete: complete, Events: events, PolicySteps: steps,
 		Compared: compared(sc), Platform: platformOf(specs),
 	}
 	wi := chooseWindow(froms, reached, complete)
@@ -170,71 +183,16 @@ func compute(sc engine.Scenario, budget int64, saveStates bool, compile engine.S
 	return p, pack, err
 }
 
-// states are the checkpoints ComputeStates keeps: the warm-up's end, and at
-// most maxStates moments spread over the run (every every-th step) plus the
-// last.
-type states struct {
-	warm   *saved
-	spread []saved
-	every  int
-}
-
-type saved struct {
-	k   int      // the step
-	at  int64    // the moment
-	cks [][]byte // by arm
-}
-
-// save takes every arm's checkpoint at step k (-1: the warm-up's end).
-func (st *states) save(runs []*armRun, k int) error {
-	st.every = max(st.every, 1)
-	var cks [][]byte
-	for _, r := range runs {
-		ck, err := r.sim.AppendCheckpoint(nil, engine.CheckpointOptions{Windows: r.kept})
-		if err != nil {
-			return err
-		}
-		cks = append(cks, ck)
-	}
-	s := saved{k, runs[0].sim.NowNs(), cks}
-	if k < 0 {
-		st.warm = &s
-		return nil
-	}
-	st.spread = append(st.spread, s)
-	if len(st.spread) > maxStates {
-		// Keep the multiples of the doubled interval, and the newest (the run's
-		// end when it is the last).
-		st.every *= 2
-		kept := st.spread[:0]
-		for i, s := range st.spread {
-			if s.k%st.every == 0 || i == len(st.spread)-1 {
-				kept = append(kept, s)
-			}
-		}
-		st.spread = kept
-	}
-	return nil
-}
-
-// pack packs the states in the order of their moments.
-func (st *states) pack() ([]byte, error) {
-	list := st.spread
-	if st.warm != nil {
-		i := 0
-		for i < len(list) && list[i].at <= st.warm.at {
-			i++
-		}
-		list = slices.Insert(slices.Clone(list), i, *st.warm)
-	}
-	var all [][]byte
-	for _, s := range list {
-		all = append(all, s.cks...)
-	}
-	return engine.AppendCheckpointPack(nil, all...)
-}
-
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// reachedOf is the furthest moment an arm has been simulated to.
+func reachedOf(runs []*armRun) int64 {
+	reached := runs[0].sim.NowNs()
+	for _, r := range runs {
+		reached = max(reached, r.sim.NowNs())
+	}
+	return reached
+}
 
 // platformOf is "kvm" when an arm runs under KVM (the host's metrics then
 // apply, as the page shows them when any arm does), else the first arm's.
@@ -249,9 +207,12 @@ func platformOf(specs []armSpec) string {
 
 // armRun is one arm being simulated.
 type armRun struct {
-	name  string
-	sim   *engine.Sim
-	gauge bool
+	name string
+	sim  *engine.Sim
+	// policy is the arm's own sched_ext policy, whose steps count toward the
+	// budget; nil when it runs none (or its compiler does not count them).
+	policy stepper
+	gauge  bool
 	// win maps a candidate window (an index into windowFroms) to the sim's
 	// measured window; kept lists the windows a saved state keeps (the
 	// scenario's and the page's warm-up window).

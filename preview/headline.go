@@ -29,6 +29,9 @@ func (p *Preview) kvm() bool { return p.Platform != "native" }
 
 // Headline returns the metrics the share card shows (view.CardMetrics).
 func (p *Preview) Headline() []Metric {
+	if len(p.Arms) == 0 { // the policy did not compile (PolicyError): nothing ran
+		return nil
+	}
 	rs := make([]*engine.Results, len(p.Arms))
 	pubs := make([]map[string]float64, len(p.Arms))
 	points := make([]*docs.Point, len(p.Arms))
@@ -56,6 +59,9 @@ func (p *Preview) Title() string {
 	name = view.Clip(name, 60)
 	if p.Policy != "" {
 		name += " · custom policy: " + p.Policy
+	}
+	if p.PolicyError != nil {
+		return name + " (does not compile)"
 	}
 	if len(p.Arms) < 2 {
 		return name
@@ -104,6 +110,9 @@ func (p *Preview) Coverage() string {
 // (first 3.6 s of 24 s simulated). Published: throughput 7.82k → 22.7k; the
 // model does not reproduce this change: model 1.10x (calibration median) vs published 2.91x."
 func (p *Preview) Description() string {
+	if e := p.PolicyError; e != nil {
+		return "The custom policy does not compile, so the model did not run: " + e.Message + ". Open the link to edit it."
+	}
 	ms := p.Headline()
 	var parts []string
 	var evidence *Metric
@@ -139,6 +148,17 @@ func (p *Preview) Description() string {
 		d += " Published: " + evidence.Def.Short + " " + evidence.Published + "; " + evidence.Trust.Sentence + "."
 	default:
 		d += " Published for these settings: " + evidence.Def.Short + " " + evidence.Published + "."
+	}
+	for i := range p.Arms {
+		at, reason, ok := p.ejection(i)
+		if !ok {
+			continue
+		}
+		x := "Policy ejected at " + at + ", tasks back on the fair class: " + reason
+		if len(p.Arms) == 2 {
+			x = p.ArmLabel(i) + ": policy ejected at " + at + ", tasks back on the fair class: " + reason
+		}
+		d += " " + strings.TrimSuffix(x, ".") + "."
 	}
 	return d
 }

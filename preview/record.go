@@ -17,10 +17,13 @@ type Preview struct {
 	// Policy is set when the scenario runs a sched_ext policy of its own
 	// (sched.policy=scx with sched.scx.source): its first comment line, or
 	// "unnamed" when it starts with none (PolicyName).
-	Policy   string `json:"policy,omitzero"`
-	VCPUs    int    `json:"vcpus"`
-	Workload string `json:"workload"`
-	Clients  int    `json:"clients,omitzero"`
+	Policy string `json:"policy,omitzero"`
+	// PolicyError is set when the engine refused that policy (it does not
+	// compile): no arm ran, Arms is empty and the card says why.
+	PolicyError *PolicyError `json:"policy_error,omitzero"`
+	VCPUs       int          `json:"vcpus"`
+	Workload    string       `json:"workload"`
+	Clients     int          `json:"clients,omitzero"`
 	// Platform is "kvm" when an arm runs under KVM, else the arms' platform
 	// ("" in a record made before it was stored).
 	Platform string `json:"platform,omitzero"`
@@ -32,9 +35,12 @@ type Preview struct {
 	HorizonMs float64 `json:"horizon_ms"`
 	ReachedMs float64 `json:"reached_ms"`
 	Complete  bool    `json:"complete"`
-	// Events is the engine events processed, all arms together (bounded by the
-	// budget Compute was given).
-	Events int64 `json:"events"`
+	// Events is the engine events processed, all arms together, and
+	// PolicySteps the steps their sched_ext policies ran: Events plus
+	// PolicySteps/PolicyStepsPerEvent is bounded by the budget Compute was
+	// given.
+	Events      int64 `json:"events"`
+	PolicySteps int64 `json:"policy_steps,omitzero"`
 	// FromMs..ToMs is the window of simulated time the results cover: the
 	// scenario's measured window when Complete, otherwise the later part of the
 	// prefix that was simulated (see chooseWindow).

@@ -43,6 +43,20 @@ func (p *Preview) SVG(pal view.Palette) []byte {
 	fmt.Fprintf(&b, `<rect x="0.5" y="0.5" width="%d" height="%d" rx="10" fill="%s" stroke="%s"/>`+"\n", SVGW-1, SVGH-1, hex(pal.Stage), hex(pal.Grid))
 	fmt.Fprintf(&b, `<text x="20" y="34" font-size="18" font-weight="600" fill="%s">%s</text>`+"\n", hex(pal.Text), esc(view.Clip(title, 70)))
 
+	if e := p.PolicyError; e != nil {
+		// Nothing ran: the chart says why instead.
+		fmt.Fprintf(&b, `<text x="20" y="72" font-size="16" font-weight="600" fill="%s">The custom policy does not compile</text>`+"\n", hex(pal.Worse))
+		fmt.Fprintf(&b, `<text x="20" y="100" font-size="14" fill="%s">%s</text>`+"\n", hex(pal.Text), esc(view.Clip(e.Message, 90)))
+		if e.Code != "" {
+			fmt.Fprintf(&b, `<text x="20" y="132" font-size="14" font-family="ui-monospace, Menlo, Consolas, monospace" fill="%s" xml:space="preserve">%d | %s</text>`+"\n",
+				hex(pal.TextDim), e.Line, esc(view.Clip(e.Code, 80)))
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="end" fill="%s">%s</text>`+"\n", SVGW-20, 352, hex(pal.TextDim),
+			esc("schedplay model: nothing ran · seed "+strconv.FormatUint(p.Seed, 10)))
+		b.WriteString("</svg>\n")
+		return b.Bytes()
+	}
+
 	// The headline: the first two metrics, A → B and the change, in one text
 	// element so the viewer lays the parts out (SVG text has no measure).
 	fmt.Fprintf(&b, `<text x="20" y="62" font-size="14" fill="%s">`, hex(pal.Text))

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/gomono"
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
@@ -21,12 +23,13 @@ import (
 // calls would be shared mutable state.
 type fonts struct {
 	regular, bold *opentype.Font
+	mono          *opentype.Font // parsed when first asked for: only a policy's code needs it
 	faces         map[faceKey]font.Face
 }
 
 type faceKey struct {
-	bold bool
-	size float64
+	bold, mono bool
+	size       float64
 }
 
 func loadFonts() (*fonts, error) {
@@ -43,7 +46,7 @@ func loadFonts() (*fonts, error) {
 
 // face returns the regular or bold face of size pixels.
 func (f *fonts) face(bold bool, size float64) font.Face {
-	k := faceKey{bold, size}
+	k := faceKey{bold: bold, size: size}
 	if fc, ok := f.faces[k]; ok {
 		return fc
 	}
@@ -58,6 +61,45 @@ func (f *fonts) face(bold bool, size float64) font.Face {
 	}
 	f.faces[k] = fc
 	return fc
+}
+
+// monoFace returns Go Mono of size pixels, for a line of a policy's source.
+func (f *fonts) monoFace(size float64) (font.Face, error) {
+	k := faceKey{mono: true, size: size}
+	if fc, ok := f.faces[k]; ok {
+		return fc, nil
+	}
+	if f.mono == nil {
+		m, err := opentype.Parse(gomono.TTF)
+		if err != nil {
+			return nil, fmt.Errorf("preview: Go Mono: %w", err)
+		}
+		f.mono = m
+	}
+	fc, err := opentype.NewFace(f.mono, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingNone})
+	if err != nil {
+		return nil, fmt.Errorf("preview: Go Mono at %g px: %w", size, err)
+	}
+	f.faces[k] = fc
+	return fc, nil
+}
+
+// wrapText breaks s at spaces into at most lines lines no wider than w, the
+// last shortened with an ellipsis when s does not fit.
+func wrapText(face font.Face, s string, w float64, lines int) []string {
+	var out []string
+	for rest := strings.Fields(s); len(rest) > 0; {
+		if len(out) == lines-1 {
+			return append(out, fitText(face, strings.Join(rest, " "), w))
+		}
+		n := 1
+		for n < len(rest) && width(face, strings.Join(rest[:n+1], " ")) <= w {
+			n++
+		}
+		out = append(out, fitText(face, strings.Join(rest[:n], " "), w))
+		rest = rest[n:]
+	}
+	return out
 }
 
 // width is s's advance in face, in pixels.

@@ -133,6 +133,13 @@ func (p *Policy) call(k *engine.ScxKernel, op engine.ScxOp, cur starlark.Value, 
 	return v, nil
 }
 
+// Steps is the Starlark steps the policy has executed so far, its top level
+// and init included. It measures the policy's work the same way on every host
+// (steps are fixed by the pinned Starlark), so a share's preview can charge a
+// policy's work to its budget beside the engine's events and still be the
+// same preview natively and in the Cloudflare Worker (preview.Compute).
+func (p *Policy) Steps() uint64 { return p.thread.Steps }
+
 func (p *Policy) print(_ *starlark.Thread, msg string) {
 	if p.k != nil {
 		p.k.Print(msg)

@@ -35,12 +35,16 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request, id stri
 		s.log.Error("web: reading a preview", "id", id, "err", err)
 	}
 	var title, desc string
+	alt := "vCPU tiles and headline numbers of "
 	if ok {
 		title, desc = p.Title(), p.Description()
+		if p.PolicyError != nil {
+			alt = "Why the policy does not compile, in "
+		}
 	} else {
 		title, desc = scenarioSummary(canonical)
 	}
-	tags := s.headTags(id, title, desc)
+	tags := s.headTags(id, title, desc, alt)
 	writeBody(w, r, "text/html; charset=utf-8", "no-cache", injectHead(page, tags))
 }
 
@@ -64,8 +68,9 @@ func scenarioSummary(canonical []byte) (title, desc string) {
 // else a path from the root (see WithPublicURL).
 func (s *Server) link(path string) string { return s.publicURL + path }
 
-// headTags renders the link-preview tags of share id.
-func (s *Server) headTags(id, title, desc string) []byte {
+// headTags renders the link-preview tags of share id; alt starts the card's
+// alternative text, which ends with the title.
+func (s *Server) headTags(id, title, desc, alt string) []byte {
 	page := s.link("/s/" + id)
 	oembed := s.link("/oembed?format=json&url=" + url.QueryEscape(page))
 	var b bytes.Buffer
@@ -83,7 +88,7 @@ func (s *Server) headTags(id, title, desc string) []byte {
 	meta("property", "og:image:type", "image/png")
 	meta("property", "og:image:width", strconv.Itoa(preview.CardW))
 	meta("property", "og:image:height", strconv.Itoa(preview.CardH))
-	meta("property", "og:image:alt", "vCPU tiles and headline numbers of "+title)
+	meta("property", "og:image:alt", alt+title)
 	meta("name", "twitter:card", "summary_large_image")
 	meta("name", "twitter:title", title)
 	meta("name", "twitter:description", desc)

@@ -50,9 +50,11 @@ func WithPreviewBudget(events int64) Option {
 }
 
 // WithCompiler sets what compiles a shared scenario's own sched_ext policy
-// for its preview (the Starlark binding: `schedplay serve` links it). Without
-// one, such a share is stored and its page runs it, but it has no preview; the
-// Cloudflare Worker carries no interpreter.
+// for its preview (the Starlark binding: `schedplay serve` and the Cloudflare
+// Worker link it). The preview then runs the policy within the preview budget
+// (its steps count, preview.PolicyStepsPerEvent), and a policy that does not
+// compile gets a card that says so. Without one, such a share is stored and
+// its page runs it, but its card is refused (422) naming sched.scx.source.
 func WithCompiler(compile engine.ScxCompiler) Option {
 	return func(s *Server) error { s.compile = compile; return nil }
 }
@@ -141,6 +143,9 @@ func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (
 		key  string
 		data []byte
 	}{{cardKey(id), card}, {statesKey(id, s.engine), states}, {previewKey(id), data}} {
+		if rec.data == nil {
+			continue // no states: a policy that does not compile ran nothing
+		}
 		if err := s.store.Put(ctx, rec.key, rec.data); err != nil && !errors.Is(err, ErrConflict) {
 			return p, fmt.Errorf("storing %s: %w", rec.key, err)
 		}

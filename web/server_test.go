@@ -17,6 +17,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/go-json-experiment/json"
 
+	"schedplay/scxstar"
 	"schedplay/web/internal/sharetest"
 )
 
@@ -61,8 +62,8 @@ func jsonRequest(method, target string, body []byte) *http.Request {
 }
 
 // TestContract runs the share API's contract against each host store behind a
-// real loopback server, as `schedplay serve` runs it, with and without a public
-// URL. In -short mode each store runs it once, the stores taking turns at the two
+// real loopback server, as `schedplay serve` runs it (with the policy
+// compiler), with and without a public URL. In -short mode each store runs it once, the stores taking turns at the two
 // kinds of link (a run is about a second, most of it link previews).
 func TestContract(t *testing.T) {
 	for ki, kind := range storeKinds() {
@@ -71,7 +72,8 @@ func TestContract(t *testing.T) {
 				continue
 			}
 			t.Run(kind.name+"/"+link.name, func(t *testing.T) {
-				ts := httptest.NewServer(newTestServer(t, kind.open(t), WithPublicURL(link.publicURL)))
+				ts := httptest.NewServer(newTestServer(t, kind.open(t), WithPublicURL(link.publicURL),
+					WithCompiler(scxstar.CompilerNamed("policy.star"))))
 				defer ts.Close()
 				sharetest.Contract(t, sharetest.Host{Client: ts.Client(), Base: ts.URL,
 					Page: readTestFile(t, "index.html"), PublicURL: link.publicURL})

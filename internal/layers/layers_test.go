@@ -149,7 +149,10 @@ func checkLayerOrder(t *testing.T, pkgs map[string]pkg, target string) {
 		// has no room for it), the CLI does.
 		{"schedplay/scxstar", []string{"schedplay/view", "schedplay/playground", "schedplay/preview", "schedplay/web", "schedplay/cmd", "schedplay/wasm"}, nil},
 		// (The policy worker, wasm/worker built with -tags scx, links it; this
-		// check lists the default build.)
+		// check lists the default build.) The share servers, cmd/schedplay
+		// (serve) and web/cloudflare, link it too: they host link previews,
+		// which run a share's own policy; package web takes the compiler as an
+		// option (web.WithCompiler) rather than import it.
 		{"schedplay/wasm", []string{"schedplay/scxstar", "go.starlark.net"}, nil},
 		{"schedplay/playground", []string{"schedplay/scxstar", "go.starlark.net"}, nil},
 		// The calibration's verdicts, quoted in view's formats; view itself

@@ -22,7 +22,12 @@ const (
 // instance serves its isolate's requests one computation at a time, and CPU time is
 // billed, so a share whose preview spends the whole budget costs about 1.7-1.9 s of
 // CPU (BenchmarkCloudflare's heavy-share-cpu-ms; a small scenario's, share-cpu-ms,
-// about 0.3 s) and a long scenario's preview covers a shorter prefix.
+// about 0.3 s) and a long scenario's preview covers a shorter prefix. A share's
+// own Starlark policy spends the same budget by its steps (three to an event,
+// preview.PolicyStepsPerEvent): saturated-sync under scx_simple.star costs about
+// 2.5 s where the 32-vCPU example costs 2.1 s in the same run
+// (policy-share-cpu-ms, heavy-share-cpu-ms); without counting them its 2M events
+// would run some 130M steps, tens of seconds of CPU.
 const cloudflarePreviewBudget = 2_000_000
 
 // previewBudget reads PREVIEW_EVENT_BUDGET ("" for the default).

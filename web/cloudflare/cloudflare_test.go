@@ -31,6 +31,7 @@ func TestCloudflare(t *testing.T) {
 	dir := t.TempDir()
 	persist := filepath.Join(dir, "kv")
 	buildProject(t, dir)
+	checkWasmSize(t, filepath.Join(dir, "build", "app.wasm"))
 	page, err := os.ReadFile("testdata/static/index.html")
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +103,29 @@ func TestCloudflare(t *testing.T) {
 	}
 }
 
+// workerGzipLimit is the Workers Paid plan's limit on a Worker's size after
+// gzip (the Free plan's, 3 MiB, is too small since the policy interpreter
+// came in; README says the Paid plan is needed anyway).
+const workerGzipLimit = 10 << 20
+
+// checkWasmSize holds the Cloudflare Worker's wasm, gzipped, within the
+// plan's limit, and logs its sizes.
+func checkWasmSize(t *testing.T, path string) {
+	t.Helper()
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(wasm)
+	zw.Close()
+	t.Logf("app.wasm: %d bytes, %d gzip", len(wasm), gz.Len())
+	if gz.Len() > workerGzipLimit {
+		t.Errorf("app.wasm is %d bytes after gzip, over the Workers Paid plan's %d", gz.Len(), workerGzipLimit)
+	}
+}
+
 // concurrentShares sends shares of a few scenarios at once, each followed by a
 // GET of its ID, and checks that every scenario got one ID that reads back.
 func concurrentShares(t *testing.T, client *http.Client, base string) {
@@ -150,7 +174,9 @@ func concurrentShares(t *testing.T, client *http.Client, base string) {
 //
 // Shares now compute their link preview (engine runs within the Cloudflare Worker's
 // event budget, then the card): share-cpu-ms is a small scenario's,
-// heavy-share-cpu-ms the largest example's, which spends the whole budget. page-,
+// heavy-share-cpu-ms the largest example's, which spends the whole budget,
+// policy-share-cpu-ms saturated-sync's run by a Starlark policy
+// (examples/policies/scx_simple.star), which spends it on the policy. page-,
 // card-, chart- and oembed-cpu-ms are the preview routes of a stored share.
 //
 // CPU is read per thread from /proc (sharetest.ThreadCPU, nanoseconds) around a run
@@ -180,6 +206,7 @@ func BenchmarkCloudflare(b *testing.B) {
 	persist := filepath.Join(dir, "kv")
 	dev := startDev(b, wrangler, dir, persist)
 	client := &http.Client{Timeout: 10 * time.Second}
+	slowClient := &http.Client{Timeout: time.Minute} // a policy share's preview takes seconds
 	get := func(path string) {
 		resp, err := client.Get(dev.base + path)
 		if err != nil {
@@ -227,6 +254,16 @@ func BenchmarkCloudflare(b *testing.B) {
 		}
 	}
 	meter.mark()
+	// Shares whose own policy (Starlark) runs in the preview: the heaviest
+	// example for a policy, saturated-sync under scx_simple.star, spends the
+	// budget on the policy's steps (preview.PolicyStepsPerEvent).
+	policy := policyScenarios(b, 2)
+	for _, doc := range policy {
+		if _, err := sharetest.TryShare(slowClient, dev.base, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+	meter.mark()
 	lat := make([]time.Duration, 0, b.N)
 	for i := 0; b.Loop(); i++ {
 		t := time.Now()
@@ -245,6 +282,7 @@ func BenchmarkCloudflare(b *testing.B) {
 		warmPreview[i] = meter.per(isolate, 2+i, n)
 	}
 	heavyShare := meter.per(isolate, 2+len(previewPaths), len(heavy))
+	policyShare := meter.per(isolate, 3+len(previewPaths), len(policy))
 	ready := dev.ready
 	dev.stop()
 
@@ -304,6 +342,7 @@ func BenchmarkCloudflare(b *testing.B) {
 	b.ReportMetric(ms(warmGet), "get-cpu-ms")
 	b.ReportMetric(ms(warmShare), "share-cpu-ms")
 	b.ReportMetric(ms(heavyShare), "heavy-share-cpu-ms")
+	b.ReportMetric(ms(policyShare), "policy-share-cpu-ms")
 	for i, metric := range []string{"page-cpu-ms", "card-cpu-ms", "chart-cpu-ms", "oembed-cpu-ms"} {
 		b.ReportMetric(ms(warmPreview[i]), metric)
 	}
@@ -328,6 +367,34 @@ func heavyScenarios(b *testing.B, n int) [][]byte {
 		if err != nil {
 			b.Fatal(err)
 		}
+		doc, err := sc.Canonical()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, doc)
+	}
+	return out
+}
+
+// policyScenarios returns n variants (by seed) of saturated-sync run by
+// examples/policies/scx_simple.star, whose link previews spend the Cloudflare
+// Worker's whole budget, most of it on the policy's steps.
+func policyScenarios(b *testing.B, n int) [][]byte {
+	data, err := os.ReadFile("../../examples/saturated-sync.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := os.ReadFile("../../examples/policies/scx_simple.star")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out [][]byte
+	for i := range n {
+		sc, err := engine.DecodeScenario(data, fmt.Sprintf("seed=%d", 2000+i), "sched.policy=scx")
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc.Sched.Scx.Source = string(src)
 		doc, err := sc.Canonical()
 		if err != nil {
 			b.Fatal(err)

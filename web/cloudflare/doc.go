@@ -14,6 +14,11 @@
 // cheap: no work beyond wiring, nothing computed ahead of need.
 // BenchmarkCloudflare measures cold and warm CPU per request.
 //
+// It links the policy interpreter (scxstar, go.starlark.net), as `schedplay
+// serve` does: it hosts previews, and a share's own sched_ext policy is run
+// for its card. That adds 1.8 MB to the wasm (0.36 MB gzip; TestCloudflare
+// holds the gzip size to the Workers Paid plan's 10 MiB).
+//
 // The program exists only as js/wasm (main.go); on other platforms main only says
 // how to build it. Build and run it with `task cloudflare:dev`, deploy it with
 // `task cloudflare:deploy` (see Taskfile.yml); cloudflare_test.go runs the share

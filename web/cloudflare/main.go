@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"syscall/js"
 
+	"schedplay/scxstar"
+	"schedplay/view"
 	"schedplay/web"
 	"schedplay/web/internal/jsawait"
 
@@ -72,8 +74,13 @@ func (h *handler) server() (*web.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The policy compiler, as `schedplay serve` has it: a share that carries
+	// its own sched_ext policy is previewed with it, within the same budget
+	// (its Starlark steps count, preview.PolicyStepsPerEvent), and one that
+	// does not compile gets a card that says so.
 	srv, err := web.NewServer(web.WithStore(store), web.WithLogger(h.log), web.WithPage(assetsPage(assets)),
-		web.WithPreviewBudget(budget), web.WithPublicURL(cloudflare.Getenv(publicURLVar)))
+		web.WithPreviewBudget(budget), web.WithPublicURL(cloudflare.Getenv(publicURLVar)),
+		web.WithCompiler(scxstar.CompilerNamed(view.PolicyFile)))
 	if err != nil { // every other option is set and valid, so it is PUBLIC_URL
 		return nil, fmt.Errorf("%s: %w", publicURLVar, err)
 	}
