@@ -111,3 +111,42 @@ func TestWorkloadEditor(t *testing.T) {
 	}
 	eval[any](t, ctx, `localStorage.removeItem('schedplay.rtapp.draft')`)
 }
+
+// TestWorkloadExamples: every example in examples/rtapp runs in the page,
+// picked from the editor's examples, to half a second with every task
+// making progress and no deadlock (TestRTAppExamplesRun holds the same for
+// the CLI's engine).
+func TestWorkloadExamples(t *testing.T) {
+	ctx, base := browser(t, 1280, 900)
+	names, err := filepath.Glob(filepath.Join(repoRoot(t), "examples", "rtapp", "*.json"))
+	if err != nil || len(names) < 3 {
+		t.Fatalf("examples %v (%v)", names, err)
+	}
+	for _, path := range names {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		t.Run(name, func(t *testing.T) {
+			open(t, ctx, base+"/#v=1&preset=idle-guest&compare=off")
+			eval[any](t, ctx, `[...document.querySelectorAll('.own-open')].find(b => b.textContent.includes('rt-app')).click()`)
+			waitFor(t, ctx, `!!window.schedplayWorkloadView`, time.Minute)
+			eval[any](t, ctx, `(s => { s.value = '`+name+`'; s.dispatchEvent(new Event('change')) })(document.getElementById('workload-example'))`)
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, `window.schedplayWorkloadView.get() === `+jsString(string(want)), 10*time.Second)
+			eval[any](t, ctx, `document.getElementById('workload-run').click(), window.schedplay.jumpTo(500e6)`)
+			waitRun(t, ctx, `(s => s.now_ns === 500e6 && s.pending === 0 && !s.playing)(window.schedplay.state())`, time.Minute)
+			waitFor(t, ctx, readWorkload+`.arms?.[0]?.tasks?.length > 0`, 10*time.Second)
+			w := evalJSON[workloadPanel](t, ctx, readWorkload)
+			if w.Error != nil || len(w.Arms) != 1 || w.Arms[0].Deadlock != "" {
+				t.Fatalf("%s: error %+v, arms %+v", name, w.Error, w.Arms)
+			}
+			for _, tk := range w.Arms[0].Tasks {
+				if tk.Loops == 0 {
+					t.Errorf("%s: task %s made no loop pass in 500 ms", name, tk.Name)
+				}
+			}
+			screenshot(t, ctx, viewport, "workload-"+name)
+		})
+	}
+}

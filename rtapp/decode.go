@@ -2,7 +2,6 @@ package rtapp
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -112,7 +111,47 @@ func (d *decoder) root(n *node) error {
 
 // --- scalar helpers ---
 
-var floatSyntax = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+// isFloat reports whether s is a JSON number with a fraction or an exponent
+// (-?D+(.D+)?([eE][-+]?D+)?, with one of the optional parts): hand-written
+// rather than a regexp, which would add half a megabyte to the engine
+// workers that link this package.
+func isFloat(s string) bool {
+	digits := func(i int) int { // the index after the digits from i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	j := digits(i)
+	if j == i {
+		return false
+	}
+	frac := false
+	if j < len(s) && s[j] == '.' {
+		k := digits(j + 1)
+		if k == j+1 {
+			return false
+		}
+		j, frac = k, true
+	}
+	exp := false
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := digits(j)
+		if k == j {
+			return false
+		}
+		j, exp = k, true
+	}
+	return j == len(s) && (frac || exp)
+}
 
 // integer reads a JSON integer within [lo, hi]; what says what it counts
 // ("an integer number of µs").
@@ -122,7 +161,7 @@ func integer(n *node, path, what string, lo, hi int64) (int64, error) {
 	}
 	v, err := strconv.ParseInt(n.str, 10, 64)
 	if err != nil {
-		if floatSyntax.MatchString(n.str) && strings.ContainsAny(n.str, ".eE") {
+		if isFloat(n.str) {
 			return 0, errorAt(n.pos, path, "want %s, got %s (rt-app reads only integers here)", what, n.str)
 		}
 		return 0, errorAt(n.pos, path, "want %s, got %s (out of range)", what, n.str)
@@ -174,8 +213,6 @@ func policy(n *node, path string) (Policy, error) {
 
 // --- global ---
 
-var calibrationCPU = regexp.MustCompile(`^CPU([0-9]+)$`)
-
 func (d *decoder) global(n *node) error {
 	const path = "global"
 	if n.kind == 'n' {
@@ -212,10 +249,10 @@ func (d *decoder) global(n *node) error {
 				var s string
 				s, err = str(v, p, "ns per loop or \"CPUn\"")
 				if err == nil {
-					sm := calibrationCPU.FindStringSubmatch(s)
-					if sm == nil {
+					num, isCPU := strings.CutPrefix(s, "CPU")
+					if !isCPU || num == "" || strings.Trim(num, "0123456789") != "" {
 						err = errorAt(v.pos, p, "want ns per loop or \"CPUn\", got %s", v.describe())
-					} else if cpu, e := strconv.Atoi(sm[1]); e != nil || cpu > MaxCPU {
+					} else if cpu, e := strconv.Atoi(num); e != nil || cpu > MaxCPU {
 						err = errorAt(v.pos, p, "want a CPU number 0..%d, got %s", MaxCPU, v.describe())
 					} else {
 						g.CalibrationCPU = cpu

@@ -3,7 +3,6 @@ package rtapp
 import (
 	"fmt"
 	"strings"
-	"text/tabwriter"
 )
 
 // Status says what Decode does with a key.
@@ -104,15 +103,28 @@ var KeyStatus = []KeyInfo{
 	{"fork", "event", Refused, "threads created mid-run are not modelled"},
 }
 
-// KeyTable formats KeyStatus as an aligned text table.
+// KeyTable formats KeyStatus as an aligned text table (padded by hand:
+// text/tabwriter would go into the engine workers that link this package).
 func KeyTable() string {
-	var b strings.Builder
-	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(w, "KEY\tWHERE\tSTATUS\tWHY")
+	rows := [][4]string{{"KEY", "WHERE", "STATUS", "WHY"}}
 	for _, k := range KeyStatus {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", k.Key, k.Where, k.Status, k.Why)
+		rows = append(rows, [4]string{k.Key, k.Where, k.Status.String(), k.Why})
 	}
-	w.Flush()
+	var width [3]int
+	for _, r := range rows {
+		for c := range width {
+			width[c] = max(width[c], len(r[c]))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for c := range width {
+			b.WriteString(r[c])
+			b.WriteString(strings.Repeat(" ", width[c]-len(r[c])+2))
+		}
+		b.WriteString(r[3])
+		b.WriteByte('\n')
+	}
 	return b.String()
 }
 
