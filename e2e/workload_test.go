@@ -146,6 +146,7 @@ func TestWorkloadExamples(t *testing.T) {
 					t.Errorf("%s: task %s made no loop pass in 500 ms", name, tk.Name)
 				}
 			}
+			eval[any](t, ctx, `window.scrollTo(0, 0)`)
 			screenshot(t, ctx, viewport, "workload-"+name)
 		})
 	}

@@ -175,25 +175,37 @@ func (m *Model) ownInLink(key string) bool {
 	return strings.Contains(m.Fragment(), "&"+key+"=")
 }
 
-// RTAppTitle names an rt-app description by its first comment line (rt-app
-// files open with a /* */ block or // lines), or "rt-app workload".
+// RTAppTitle names an rt-app description by the first sentence of its
+// opening comment (rt-app files open with a /* */ block or // lines), or
+// "rt-app workload".
 func RTAppTitle(desc string) string {
+	var words []string
 	for line := range strings.Lines(desc) {
 		line = strings.TrimSpace(line)
 		line = strings.TrimLeft(line, "{/* ")
 		line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
 		if line == "" {
+			if len(words) > 0 {
+				break // the comment's first paragraph ends
+			}
 			continue
 		}
 		if strings.HasPrefix(line, `"`) {
-			break // a key before any comment
+			break // a key: the comment is over
 		}
-		if i := strings.Index(line, ". "); i > 0 {
-			line = line[:i+1]
+		words = append(words, line)
+		if strings.Contains(line, ". ") || strings.HasSuffix(line, ".") {
+			break
 		}
-		return view.Clip(line, 80)
 	}
-	return "rt-app workload"
+	if len(words) == 0 {
+		return "rt-app workload"
+	}
+	title := strings.Join(words, " ")
+	if i := strings.Index(title, ". "); i > 0 {
+		title = title[:i+1]
+	}
+	return view.Clip(title, 80)
 }
 
 // rtappLabel sizes an rt-app workload for a pane's title: its tasks and

@@ -83,3 +83,17 @@ func TestWorkloadRefused(t *testing.T) {
 		t.Errorf("a good Run after a refused one: %q, error %+v", msg, workloadUI(t, m).Error)
 	}
 }
+
+// An rt-app description is named by its opening comment's first sentence.
+func TestRTAppTitle(t *testing.T) {
+	for _, tc := range []struct{ desc, want string }{
+		{"{\n\t/*\n\t * A group: four workers compute a step of uneven\n\t * length, then meet. More here.\n\t */\n\t\"tasks\": {}}", "A group: four workers compute a step of uneven length, then meet."},
+		{"// Two tasks. Then more.\n{\"tasks\": {}}", "Two tasks."},
+		{"{\"tasks\": {}} // after", "rt-app workload"},
+		{"{\n  /* no full stop */\n  \"tasks\": {}}", "no full stop"},
+	} {
+		if got := playground.RTAppTitle(tc.desc); got != tc.want {
+			t.Errorf("RTAppTitle(%.30q) = %q, want %q", tc.desc, got, tc.want)
+		}
+	}
+}
