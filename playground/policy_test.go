@@ -40,6 +40,21 @@ func newPolicyModel(t *testing.T, frag string) (*playground.Model, *int) {
 	return m, started
 }
 
+// sameRun plays the page's model and one opened from its link to atNs and
+// requires the same arms there.
+func sameRun(t *testing.T, page, link *playground.Model, atNs int64) {
+	t.Helper()
+	for _, m := range []*playground.Model{page, link} {
+		m.RunTo(atNs)
+		for i := 1; m.Playing(); i++ {
+			m.Update(float64(i) * 16)
+		}
+	}
+	if a, b := armsJSON(t, page), armsJSON(t, link); a != b {
+		t.Errorf("the link's run differs from the page's:\n page %s\n link %s", a, b)
+	}
+}
+
 func policyUI(t *testing.T, m *playground.Model) playground.PolicyUI {
 	t.Helper()
 	s := m.Snapshot(0)
@@ -72,18 +87,8 @@ func TestYourOwnPolicy(t *testing.T) {
 	if !strings.Contains(frag, "&policy=") || !strings.Contains(frag, "sched.policy=scx") {
 		t.Fatalf("fragment %q carries no policy", frag)
 	}
-	m.RunTo(60e6)
-	for i := 1; m.Playing(); i++ {
-		m.Update(float64(i) * 16)
-	}
 	again, _ := newPolicyModel(t, "#"+frag)
-	again.RunTo(60e6)
-	for i := 1; again.Playing(); i++ {
-		again.Update(float64(i) * 16)
-	}
-	if a, b := armsJSON(t, m), armsJSON(t, again); a != b {
-		t.Errorf("the link's run differs from the page's:\n page %s\n link %s", a, b)
-	}
+	sameRun(t, m, again, 60e6)
 	if got := policyUI(t, again).Source; got != u.Source {
 		t.Errorf("the link's policy differs from the page's")
 	}

@@ -45,18 +45,8 @@ func TestYourOwnWorkload(t *testing.T) {
 	if !strings.Contains(frag, "&rtapp=") {
 		t.Fatalf("fragment %q carries no description", frag)
 	}
-	m.RunTo(200e6)
-	for i := 1; m.Playing(); i++ {
-		m.Update(float64(i) * 16)
-	}
 	again, _ := newModel(t, "#"+frag)
-	again.RunTo(200e6)
-	for i := 1; again.Playing(); i++ {
-		again.Update(float64(i) * 16)
-	}
-	if a, b := armsJSON(t, m), armsJSON(t, again); a != b {
-		t.Errorf("the link's run differs from the page's:\n page %s\n link %s", a, b)
-	}
+	sameRun(t, m, again, 200e6)
 	u = workloadUI(t, m)
 	if len(u.Arms) != 2 || len(u.Arms[0].Tasks) != 2 || u.Arms[0].Tasks[1].Threads != 2 || u.Arms[0].Tasks[0].Loops < 10 {
 		t.Errorf("per-task figures %+v", u.Arms)
