@@ -40,9 +40,9 @@ func newPolicyModel(t *testing.T, frag string) (*playground.Model, *int) {
 	return m, started
 }
 
-// sameRun plays the page's model and one opened from its link to atNs and
+// linkRunsTheSame plays the page's model and one opened from its link to atNs and
 // requires the same arms there.
-func sameRun(t *testing.T, page, link *playground.Model, atNs int64) {
+func linkRunsTheSame(t *testing.T, page, link *playground.Model, atNs int64) {
 	t.Helper()
 	for _, m := range []*playground.Model{page, link} {
 		m.RunTo(atNs)
@@ -88,7 +88,7 @@ func TestYourOwnPolicy(t *testing.T) {
 		t.Fatalf("fragment %q carries no policy", frag)
 	}
 	again, _ := newPolicyModel(t, "#"+frag)
-	sameRun(t, m, again, 60e6)
+	linkRunsTheSame(t, m, again, 60e6)
 	if got := policyUI(t, again).Source; got != u.Source {
 		t.Errorf("the link's policy differs from the page's")
 	}

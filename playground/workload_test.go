@@ -46,7 +46,7 @@ func TestYourOwnWorkload(t *testing.T) {
 		t.Fatalf("fragment %q carries no description", frag)
 	}
 	again, _ := newModel(t, "#"+frag)
-	sameRun(t, m, again, 200e6)
+	linkRunsTheSame(t, m, again, 200e6)
 	u = workloadUI(t, m)
 	if len(u.Arms) != 2 || len(u.Arms[0].Tasks) != 2 || u.Arms[0].Tasks[1].Threads != 2 || u.Arms[0].Tasks[0].Loops < 10 {
 		t.Errorf("per-task figures %+v", u.Arms)
