@@ -46,7 +46,7 @@ const MaxRTAppBytes = 32 << 10
 
 // decodeRTApp decodes and checks w.RTApp for a machine of vcpus CPUs and
 // a run of durationMs; errors are *FieldError values on workload.rtapp.
-func decodeRTApp(w *Workload, vcpus int, durationMs int64) (*rtapp.Description, error) {
+func decodeRTApp(w *Workload, vcpus int, durationMs int64, policy string) (*rtapp.Description, error) {
 	const path = "workload.rtapp"
 	if len(w.RTApp) > MaxRTAppBytes {
 		return nil, fieldErr(path, "is %d bytes, above the limit %d", len(w.RTApp), MaxRTAppBytes)
@@ -73,7 +73,7 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64) (*rtapp.Description, 
 		if err := rtappCPUs(t.CPUs, vcpus); err != "" {
 			return nil, at(tp+".cpus", t.Pos, "%s", err)
 		}
-		if err := rtappSched(t.Sched); err != "" {
+		if err := rtappSched(t.Sched, policy, true); err != "" {
 			return nil, at(tp, t.Pos, "%s", err)
 		}
 		for _, ph := range t.Phases {
@@ -92,7 +92,10 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64) (*rtapp.Description, 
 				if s.Policy == "" {
 					s.Policy = t.Sched.Policy
 				}
-				if err := rtappSched(s); err != "" {
+				if s.Priority == 0 && !ph.Sched.PrioritySet {
+					s.Priority = t.Sched.Priority // the task's nice carries on
+				}
+				if err := rtappSched(s, policy, s.Priority == t.Sched.Priority); err != "" {
 					return nil, at(pp, ph.Pos, "%s", err)
 				}
 			}
@@ -148,15 +151,26 @@ func cpusOrAll(cpus []int) string {
 	return fmt.Sprint(cpus)
 }
 
-// rtappSched checks a policy and priority the engine can run.
-func rtappSched(s rtapp.Sched) string {
+// rtappSched checks a policy and priority the engine can run under the
+// scenario's sched.policy. A nice is the task's weight where a policy reads
+// one: a sched_ext policy of the scenario's own (sched.policy=scx) reads
+// p.weight (ScxWeightOfNice); the built-in schedulers weigh nothing (the
+// linux reference leaves weights out, the Go scx_simple charges time
+// unweighted, OSv has no nice), so there a nice would be silently ignored.
+// asTask is false for a phase whose nice differs from its task's: a task's
+// weight is set once, at its start.
+func rtappSched(s rtapp.Sched, policy string, asTask bool) string {
 	switch {
 	case s.Policy.RealTime():
 		return string(s.Policy) + " is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class"
 	case s.Policy != rtapp.SchedOther && s.Policy != "":
 		return string(s.Policy) + " is refused: only SCHED_OTHER is modelled (SCHED_BATCH and SCHED_IDLE change weights and wake-up preemption, which the engine does not model)"
-	case s.Priority != 0:
-		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused: no policy modelled weighs tasks (the linux reference leaves weights out, every sched_ext task has weight 100, OSv has no nice), so a nice value would be silently ignored; use 0"
+	case s.Priority != 0 && !asTask:
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused in a phase: a task's nice (its sched_ext weight) is set once, at its start; give it on the task"
+	case s.Priority != 0 && policy != "scx":
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused under sched.policy=" + policy + ": that scheduler weighs no tasks (the linux reference leaves weights out, the built-in scx_simple charges time unweighted, OSv has no nice), so a nice would be silently ignored; use 0, or sched.policy=scx with a policy that reads p.weight (examples/policies/scx_simple.star)"
+	case s.Priority < -20 || s.Priority > 19:
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is out of range: a nice is -20 to 19"
 	}
 	return ""
 }

@@ -45,10 +45,15 @@ func TestRTAppScenarioChecks(t *testing.T) {
 			`workload.rtapp: tasks.t.phases.p: line 1 col 29: SCHED_FIFO is refused`},
 		{"SCHED_IDLE", `{"tasks": {"t": {"policy": "SCHED_IDLE", "run": 1000}}}`, nil,
 			`workload.rtapp: tasks.t: line 1 col 12: SCHED_IDLE is refused: only SCHED_OTHER is modelled`},
-		{"nice", `{"tasks": {"t": {"priority": -5, "run": 1000}}}`, nil,
-			`workload.rtapp: tasks.t: line 1 col 12: priority (nice) -5 is refused: no policy modelled weighs tasks`},
-		{"phase nice", `{"tasks": {"t": {"phases": {"p": {"priority": 3, "run": 10}}}}}`, nil,
-			`workload.rtapp: tasks.t.phases.p: line 1 col 29: priority (nice) 3 is refused`},
+		{"nice under a built-in scheduler", `{"tasks": {"t": {"priority": -5, "run": 1000}}}`, nil,
+			`workload.rtapp: tasks.t: line 1 col 12: priority (nice) -5 is refused under sched.policy=osv: that scheduler weighs no tasks`},
+		{"nice under the scenario's own policy: its weight", `{"tasks": {"t": {"priority": -5, "run": 1000}}}`,
+			func(sc *Scenario) { sc.Sched.Policy = "scx" }, valid},
+		{"a phase with its task's nice", `{"tasks": {"t": {"priority": 3, "phases": {"p": {"priority": 3, "run": 10}}}}}`,
+			func(sc *Scenario) { sc.Sched.Policy = "scx" }, valid},
+		{"a phase that changes the nice", `{"tasks": {"t": {"phases": {"p": {"priority": 3, "run": 10}}}}}`,
+			func(sc *Scenario) { sc.Sched.Policy = "scx" },
+			`workload.rtapp: tasks.t.phases.p: line 1 col 29: priority (nice) 3 is refused in a phase: a task's nice (its sched_ext weight) is set once`},
 		{"global.duration agrees", `{"global": {"duration": 1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
 		{"global.duration -1 leaves duration_ms", `{"global": {"duration": -1}, "tasks": {"t": {"run": 1000}}}`, nil, valid},
 		{"global.duration disagrees", `{"global": {"duration": 5}, "tasks": {"t": {"run": 1000}}}`, nil,
@@ -96,4 +101,51 @@ func TestRTAppKindSet(t *testing.T) {
 			t.Error("workload.kind offers rtapp as a choice")
 		}
 	}
+}
+
+// A sched_ext policy of the scenario's own reads an rt-app task's nice as
+// p.weight: the kernel's load weight scaled so nice 0 is 100.
+func TestRTAppNiceIsScxWeight(t *testing.T) {
+	for _, tc := range []struct {
+		nice int
+		want int64
+	}{{0, 100}, {-5, 305}, {5, 33}, {-20, 8668}, {19, 1}} {
+		if got := ScxWeightOfNice(tc.nice); got != tc.want {
+			t.Errorf("ScxWeightOfNice(%d) = %d, want %d", tc.nice, got, tc.want)
+		}
+	}
+	sc := rtappScenario(`{"tasks": {"low": {"priority": 10, "run": 1000, "sleep": 1000}, "high": {"priority": -10, "instance": 2, "run": 1000, "sleep": 1000}}}`)
+	sc.Sched.Policy = "scx"
+	sc.Sched.Scx.Source = "# any: the ops below stand in for its compiler\n"
+	weights := map[string]int64{}
+	ops := &weightProbe{seen: weights}
+	s, err := NewSimScx(sc, func(name, src string, slice int64) (ScxOps, error) { return ops, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(20e6)
+	want := map[string]int64{"low": ScxWeightOfNice(10), "high": ScxWeightOfNice(-10)}
+	if len(weights) != 3 {
+		t.Fatalf("the policy saw %v, want the three threads", weights)
+	}
+	for name, w := range weights {
+		task, _, _ := strings.Cut(name, "-")
+		if w != want[task] {
+			t.Errorf("%s: the policy saw weight %d, want %d", name, w, want[task])
+		}
+	}
+}
+
+// weightProbe is the kernel's default ops, noting each task's weight when
+// it starts running.
+type weightProbe struct {
+	ScxNoOps
+	seen map[string]int64
+}
+
+func (o *weightProbe) Defined() ScxOpSet { return ScxOpRunning }
+
+func (o *weightProbe) Running(k *ScxKernel, p ScxTask) error {
+	o.seen[p.Name()] = p.Weight()
+	return nil
 }

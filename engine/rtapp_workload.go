@@ -121,6 +121,9 @@ type rtTask struct {
 	pin      int // pinned CPU, or -1
 	phases   []rtPhase
 	first    int // its first thread's index (thread.local)
+	// scxWeight is its threads' sched_ext weight (ScxTask.Weight), from
+	// its nice value.
+	scxWeight int64
 }
 
 // rtThread is one thread instance: where it is in its script, and the loop
@@ -214,7 +217,7 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 // rtappShell compiles the scenario's description: everything but the
 // threads and the state. Validate has already decoded and checked it.
 func rtappShell(s *Sim) *rtappWorkload {
-	d, err := decodeRTApp(&s.sc.Workload, s.sc.Machine.VCPUs, s.sc.DurationMs)
+	d, err := decodeRTApp(&s.sc.Workload, s.sc.Machine.VCPUs, s.sc.DurationMs, s.sc.Sched.Policy)
 	if err != nil {
 		panic("engine: rtapp workload of an invalid scenario: " + err.Error())
 	}
@@ -245,7 +248,7 @@ func rtappShell(s *Sim) *rtappWorkload {
 	first := 0
 	for _, t := range d.Tasks {
 		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
-			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first}
+			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority)}
 		first += t.Instance
 		for _, ph := range t.Phases {
 			p := rtPhase{loop: ph.Loop}

@@ -139,9 +139,18 @@ func (p ScxTask) PID() int { return p.t.id }
 // Name is the task's name.
 func (p ScxTask) Name() string { return p.t.name }
 
-// Weight is the task's weight, 100 for nice 0 (p->scx.weight); the engine
-// models no nice levels.
-func (p ScxTask) Weight() int64 { return 100 }
+// Weight is the task's weight, 100 for nice 0 (p->scx.weight): an rt-app
+// task's nice sets it (ScxWeightOfNice); every other thread is nice 0.
+func (p ScxTask) Weight() int64 {
+	if w, ok := p.k.s.wl.(scxWeigher); ok {
+		return w.scxWeight(p.t)
+	}
+	return 100
+}
+
+// scxWeigher is a workload whose threads may have a nice other than 0 (an
+// rt-app description's "priority"): it gives each its sched_ext weight.
+type scxWeigher interface{ scxWeight(t *thread) int64 }
 
 // Slice is the task's remaining slice in ns (p->scx.slice): what it was
 // inserted with, less what it ran since it was switched in.
