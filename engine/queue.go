@@ -76,15 +76,30 @@ func (a *heapEntry) before(b *heapEntry) bool {
 
 // eventQueue is the heap. The sequence counter breaks ties in insertion order, so
 // same-time events always run in the same order.
+//
+// The engine's loop takes the earliest event and, as often as not, its handler
+// pushes the next one (a step's end schedules the next step's): take leaves the
+// root as a hole that such a push fills, sifting down once and reusing the
+// slot, where a removal and an insertion would sift twice and pass the slot
+// through the free list. settle removes the hole when no push came. Pop order is
+// the (time, sequence) order whatever the heap's layout, so this changes nothing
+// in what runs when.
 type eventQueue struct {
 	h    []heapEntry
 	slab []payload // by slot
 	free []uint32  // slots not in use
 	seq  uint64
+	// hole: h[0] was taken and is no longer queued; its slot is still held.
+	// Only between take and settle (or the push that fills it).
+	hole bool
 }
 
 // push schedules e; O(log n).
 func (q *eventQueue) push(e event) {
+	if q.hole {
+		q.fillHole(e)
+		return
+	}
 	var slot uint32
 	if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
@@ -113,7 +128,19 @@ func (q *eventQueue) push(e event) {
 	h[i] = x
 }
 
-// peekAt returns the earliest event's time; ok is false when empty.
+// fillHole puts e where the taken root was, in its slot, and sifts it down.
+func (q *eventQueue) fillHole(e event) {
+	q.hole = false
+	h := q.h
+	slot := uint32(h[0].key & (1<<slotBits - 1))
+	q.slab[slot] = payload{kind: e.kind, cpu: e.cpu, arg: e.arg, gen: e.gen}
+	x := heapEntry{at: e.at, key: q.seq<<slotBits | uint64(slot)}
+	q.seq++
+	q.siftDown(h, x)
+}
+
+// peekAt returns the earliest event's time; ok is false when empty. Not during
+// a hole.
 func (q *eventQueue) peekAt() (at int64, ok bool) {
 	if len(q.h) == 0 {
 		return 0, false
@@ -128,17 +155,40 @@ func (q *eventQueue) eventOf(x heapEntry) event {
 
 // pop removes and returns the earliest event; O(log n). The queue must not be empty.
 func (q *eventQueue) pop() event {
+	e := q.take()
+	q.settle()
+	return e
+}
+
+// take returns the earliest event and leaves its place as a hole for the next
+// push (or settle) to fill. The queue must not be empty, nor have a hole.
+func (q *eventQueue) take() event {
+	q.hole = true
+	return q.eventOf(q.h[0])
+}
+
+// settle removes a hole no push filled: the last entry takes its place, sifted
+// down, and the slot is freed; O(log n).
+func (q *eventQueue) settle() {
+	if !q.hole {
+		return
+	}
+	q.hole = false
 	h := q.h
-	top := h[0]
-	e := q.eventOf(top)
-	q.free = append(q.free, uint32(top.key&(1<<slotBits-1)))
+	q.free = append(q.free, uint32(h[0].key&(1<<slotBits-1)))
 	n := len(h) - 1
 	last := h[n]
 	h = h[:n]
 	q.h = h
-	if n == 0 {
-		return e
+	if n > 0 {
+		q.siftDown(h, last)
 	}
+}
+
+// siftDown places x at the root of h (whose root is free) and moves it down to
+// where it belongs, moving the hole instead of swapping.
+func (q *eventQueue) siftDown(h []heapEntry, x heapEntry) {
+	n := len(h)
 	i := 0
 	for {
 		c := 4*i + 1
@@ -152,12 +202,11 @@ func (q *eventQueue) pop() event {
 				m = k
 			}
 		}
-		if !h[m].before(&last) {
+		if !h[m].before(&x) {
 			break
 		}
 		h[i] = h[m]
 		i = m
 	}
-	h[i] = last
-	return e
+	h[i] = x
 }

@@ -37,6 +37,52 @@ func TestEventQueueOrder(t *testing.T) {
 	}
 }
 
+// TestEventQueueTakeAndRefill: the engine's loop takes an event, its handler
+// pushes none, one or several, and the loop settles; the events still come out
+// in (time, insertion) order, as a plain sorted list gives them.
+func TestEventQueueTakeAndRefill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	var q eventQueue
+	type key struct {
+		at  int64
+		arg int32
+	}
+	var ref []key // pending, in pop order
+	next := int32(0)
+	push := func(at int64) {
+		q.push(event{at: at, arg: next})
+		i, _ := slices.BinarySearchFunc(ref, at, func(k key, at int64) int {
+			if k.at <= at {
+				return -1 // after every pending event at the same time
+			}
+			return 1
+		})
+		ref = slices.Insert(ref, i, key{at, next})
+		next++
+	}
+	for range 20 {
+		push(rng.Int64N(40))
+	}
+	now := int64(0)
+	for i := range 20000 {
+		if len(ref) == 0 {
+			push(now + rng.Int64N(40))
+		}
+		e := q.take()
+		if w := ref[0]; e.at != w.at || e.arg != w.arg {
+			t.Fatalf("take %d = (%d, %d), want (%d, %d)", i, e.at, e.arg, w.at, w.arg)
+		}
+		ref, now = ref[1:], e.at
+		for range rng.IntN(3) + rng.IntN(2) { // none to three, one most often
+			push(now + rng.Int64N(40))
+		}
+		q.settle()
+		if len(q.h) != len(ref) {
+			t.Fatalf("after take %d: %d queued, want %d", i, len(q.h), len(ref))
+		}
+	}
+}
+
 // TestSteadyStateAllocations: stepping a warmed-up simulation, taking a snapshot
 // and draining the visual events into reused buffers allocates (almost) nothing:
 // the browser does this every frame.

@@ -173,10 +173,11 @@ func (s *Sim) stepBefore(t int64) bool {
 	if at, ok := s.q.peekAt(); !ok || at >= t {
 		return false
 	}
-	e := s.q.pop()
+	e := s.q.take()
 	s.advanceTo(e.at)
 	s.events++
 	s.dispatch(e)
+	s.q.settle()
 	return true
 }
 
