@@ -94,14 +94,13 @@ type eventQueue struct {
 	hole bool
 }
 
-// push schedules e; O(log n).
+// push schedules e; O(log n). A hole left by take is filled with e, in the
+// taken event's slot: one sift down instead of a removal and an insertion.
 func (q *eventQueue) push(e event) {
-	if q.hole {
-		q.fillHole(e)
-		return
-	}
 	var slot uint32
-	if n := len(q.free); n > 0 {
+	if q.hole {
+		slot = uint32(q.h[0].key & (1<<slotBits - 1))
+	} else if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
@@ -114,6 +113,11 @@ func (q *eventQueue) push(e event) {
 	q.slab[slot] = payload{kind: e.kind, cpu: e.cpu, arg: e.arg, gen: e.gen}
 	x := heapEntry{at: e.at, key: q.seq<<slotBits | uint64(slot)}
 	q.seq++
+	if q.hole {
+		q.hole = false
+		q.siftDown(q.h, x)
+		return
+	}
 	q.h = append(q.h, x)
 	h := q.h
 	i := len(h) - 1
@@ -126,17 +130,6 @@ func (q *eventQueue) push(e event) {
 		i = p
 	}
 	h[i] = x
-}
-
-// fillHole puts e where the taken root was, in its slot, and sifts it down.
-func (q *eventQueue) fillHole(e event) {
-	q.hole = false
-	h := q.h
-	slot := uint32(h[0].key & (1<<slotBits - 1))
-	q.slab[slot] = payload{kind: e.kind, cpu: e.cpu, arg: e.arg, gen: e.gen}
-	x := heapEntry{at: e.at, key: q.seq<<slotBits | uint64(slot)}
-	q.seq++
-	q.siftDown(h, x)
 }
 
 // peekAt returns the earliest event's time; ok is false when empty. Not during
@@ -167,12 +160,17 @@ func (q *eventQueue) take() event {
 	return q.eventOf(q.h[0])
 }
 
-// settle removes a hole no push filled: the last entry takes its place, sifted
-// down, and the slot is freed; O(log n).
+// settle removes a hole no push filled (see removeHole). Small enough to
+// inline: most events leave no hole.
 func (q *eventQueue) settle() {
-	if !q.hole {
-		return
+	if q.hole {
+		q.removeHole()
 	}
+}
+
+// removeHole takes the hole out: the last entry takes its place, sifted down,
+// and the slot is freed; O(log n).
+func (q *eventQueue) removeHole() {
 	q.hole = false
 	h := q.h
 	q.free = append(q.free, uint32(h[0].key&(1<<slotBits-1)))
