@@ -41,14 +41,13 @@ func BenchmarkBareHeapLoop(b *testing.B) {
 	var q eventQueue
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 200 {
-		q.push(event{at: rng.Int64N(100_000), cpu: int32(i % 32)})
+		q.push(rng.Int64N(100_000), payload{cpu: int32(i % 32)})
 	}
 	var events int64
 	for b.Loop() {
 		for range 1_000_000 {
-			e := q.pop()
-			e.at += 1 + rng.Int64N(100_000)
-			q.push(e)
+			at, p := q.take()
+			q.push(at+1+rng.Int64N(100_000), p)
 		}
 		events += 1_000_000
 	}

@@ -94,9 +94,10 @@ type eventQueue struct {
 	hole bool
 }
 
-// push schedules e; O(log n). A hole left by take is filled with e, in the
-// taken event's slot: one sift down instead of a removal and an insertion.
-func (q *eventQueue) push(e event) {
+// push schedules the event p at time at; O(log n). A hole left by take is
+// filled with it, in the taken event's slot: one sift down instead of a
+// removal and an insertion. (Time and payload apart, as take returns them.)
+func (q *eventQueue) push(at int64, p payload) {
 	var slot uint32
 	if q.hole {
 		slot = uint32(q.h[0].key & (1<<slotBits - 1))
@@ -110,8 +111,8 @@ func (q *eventQueue) push(e event) {
 		}
 		q.slab = append(q.slab, payload{})
 	}
-	q.slab[slot] = payload{kind: e.kind, cpu: e.cpu, arg: e.arg, gen: e.gen}
-	x := heapEntry{at: e.at, key: q.seq<<slotBits | uint64(slot)}
+	q.slab[slot] = p
+	x := heapEntry{at: at, key: q.seq<<slotBits | uint64(slot)}
 	q.seq++
 	if q.hole {
 		q.hole = false
@@ -122,12 +123,12 @@ func (q *eventQueue) push(e event) {
 	h := q.h
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 4
-		if !x.before(&h[p]) {
+		up := (i - 1) / 4
+		if !x.before(&h[up]) {
 			break
 		}
-		h[i] = h[p]
-		i = p
+		h[i] = h[up]
+		i = up
 	}
 	h[i] = x
 }
@@ -141,23 +142,22 @@ func (q *eventQueue) peekAt() (at int64, ok bool) {
 	return q.h[0].at, true
 }
 
-func (q *eventQueue) eventOf(x heapEntry) event {
-	p := &q.slab[x.key&(1<<slotBits-1)]
-	return event{at: x.at, kind: p.kind, cpu: p.cpu, arg: p.arg, gen: p.gen}
-}
-
 // pop removes and returns the earliest event; O(log n). The queue must not be empty.
 func (q *eventQueue) pop() event {
-	e := q.take()
+	at, p := q.take()
 	q.settle()
-	return e
+	return event{at: at, kind: p.kind, cpu: p.cpu, arg: p.arg, gen: p.gen}
 }
 
-// take returns the earliest event and leaves its place as a hole for the next
-// push (or settle) to fill. The queue must not be empty, nor have a hole.
-func (q *eventQueue) take() event {
+// take returns the earliest event's time and payload and leaves its place as a
+// hole for the next push (or settle) to fill. The queue must not be empty, nor
+// have a hole. The payload is returned apart from the time, not as an event:
+// a four-field struct stays in registers, where the wasm build keeps a
+// five-field one in memory, zeroed and copied at every step.
+func (q *eventQueue) take() (at int64, p payload) {
 	q.hole = true
-	return q.eventOf(q.h[0])
+	x := q.h[0]
+	return x.at, q.slab[x.key&(1<<slotBits-1)]
 }
 
 // settle removes a hole no push filled (see removeHole). Small enough to

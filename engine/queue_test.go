@@ -19,7 +19,7 @@ func TestEventQueueOrder(t *testing.T) {
 	var want []key
 	for i := range 5000 {
 		at := rng.Int64N(50) // many ties
-		q.push(event{at: at, arg: int32(i)})
+		q.push(at, payload{arg: int32(i)})
 		want = append(want, key{at, int32(i)})
 	}
 	// Same time: insertion order, which arg records.
@@ -51,7 +51,7 @@ func TestEventQueueTakeAndRefill(t *testing.T) {
 	var ref []key // pending, in pop order
 	next := int32(0)
 	push := func(at int64) {
-		q.push(event{at: at, arg: next})
+		q.push(at, payload{arg: next})
 		i, _ := slices.BinarySearchFunc(ref, at, func(k key, at int64) int {
 			if k.at <= at {
 				return -1 // after every pending event at the same time
@@ -69,11 +69,11 @@ func TestEventQueueTakeAndRefill(t *testing.T) {
 		if len(ref) == 0 {
 			push(now + rng.Int64N(40))
 		}
-		e := q.take()
-		if w := ref[0]; e.at != w.at || e.arg != w.arg {
-			t.Fatalf("take %d = (%d, %d), want (%d, %d)", i, e.at, e.arg, w.at, w.arg)
+		at, p := q.take()
+		if w := ref[0]; at != w.at || p.arg != w.arg {
+			t.Fatalf("take %d = (%d, %d), want (%d, %d)", i, at, p.arg, w.at, w.arg)
 		}
-		ref, now = ref[1:], e.at
+		ref, now = ref[1:], at
 		for range rng.IntN(3) + rng.IntN(2) { // none to three, one most often
 			push(now + rng.Int64N(40))
 		}
