@@ -240,7 +240,9 @@ func RunWindows(sc Scenario, windows []Window) ([]Results, error) {
 // runs once per event, so it is kept small enough to inline: a call costs the
 // wasm build far more than it does natively.
 func (s *Sim) advanceTo(t int64) {
-	s.m.advance(s, t) // panics if t is before now
+	if t <= s.now || t > s.m.deferTo { // else the metrics defer it (metrics.owedFrom)
+		s.m.advance(s, t) // panics if t is before now
+	}
 	s.now = t
 }
 
