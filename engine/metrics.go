@@ -124,28 +124,6 @@ func (m *metrics) advance(s *Sim, t int64) {
 // integrateFrom integrates the state counts over [from, t), then sets how far
 // the next advances may defer.
 func (m *metrics) integrateFrom(s *Sim, from, t int64) {
-	m.accumulate(s, from, t)
-	m.owedFrom = t
-	m.deferTo = t // no deferral: the float sum must add every interval
-	if m.spinWindowTotal != 0 {
-		return
-	}
-	// Up to the end of t's series bucket, short of any window's edge.
-	d := (t/m.bucketNs + 1) * m.bucketNs
-	for i := range m.win {
-		w := &m.win[i]
-		if w.from >= t {
-			d = min(d, w.from) // an interval that passes it takes the threads' CPU time there
-		}
-		if w.to > t {
-			d = min(d, w.to-1) // one that reaches it takes it there
-		}
-	}
-	m.deferTo = d
-}
-
-// accumulate integrates the state counts over [from, t).
-func (m *metrics) accumulate(s *Sim, from, t int64) {
 	busy := int64(m.nState[CPURunning] + m.nState[CPUIRQ])
 	hostBusy := busy + int64(m.nState[CPUSpinning])
 	idle := int64(m.nState[CPUSpinning] + m.nState[CPUHalted] + m.nState[CPUWaking])
@@ -196,6 +174,23 @@ func (m *metrics) accumulate(s *Sim, from, t int64) {
 			}
 		}
 	}
+	m.owedFrom = t
+	m.deferTo = t // no deferral: the float sum must add every interval
+	if m.spinWindowTotal != 0 {
+		return
+	}
+	// Up to the end of t's series bucket, short of any window's edge.
+	d := (t/m.bucketNs + 1) * m.bucketNs
+	for i := range m.win {
+		w := &m.win[i]
+		if w.from >= t {
+			d = min(d, w.from) // an interval that passes it takes the threads' CPU time there
+		}
+		if w.to > t {
+			d = min(d, w.to-1) // one that reaches it takes it there
+		}
+	}
+	m.deferTo = d
 }
 
 // runSnapshot writes into dst (reused) every thread's CPU time at time at, which
