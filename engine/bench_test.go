@@ -43,14 +43,13 @@ func BenchmarkBareHeapLoop(b *testing.B) {
 	var q eventQueue
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 200 {
-		q.push(event{at: rng.Int64N(100_000), cpu: int32(i % 32)})
+		q.push(rng.Int64N(100_000), payload{cpu: int32(i % 32)})
 	}
 	var events int64
 	for b.Loop() {
 		for range 1_000_000 {
-			e := q.pop()
-			e.at += 1 + rng.Int64N(100_000)
-			q.push(e)
+			at, p := q.take()
+			q.push(at+1+rng.Int64N(100_000), p)
 		}
 		events += 1_000_000
 	}
@@ -80,4 +79,30 @@ func BenchmarkEngineRTApp(b *testing.B) {
 		events += s.Events()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkEngineHackbench runs the two arms the page's hackbench comparison
+// plays at max speed (the preset's old and new WAKE_SYNC rules) to the end, one
+// after the other as the engine worker does, with visual events recorded as the
+// page has them: the workload issue 24 measures against the native CLI.
+func BenchmarkEngineHackbench(b *testing.B) {
+	sc := loadExample(b, "hackbench")
+	var arms []Scenario
+	for _, name := range []string{"old rule", "new rule"} {
+		arms = append(arms, loadExample(b, "hackbench", armSets(b, sc, name)...))
+	}
+	var events int64
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, asc := range arms {
+			s, err := NewSim(asc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Run()
+			events += s.Events()
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }

@@ -113,6 +113,7 @@ type CheckpointInfo struct {
 // events (after Step, RunUntil or RunUntilN returns), it resumes to exactly
 // the same run.
 func (s *Sim) AppendCheckpoint(dst []byte, o CheckpointOptions) ([]byte, error) {
+	s.m.settle(s) // the integrals up to now (what they would hold had none been deferred)
 	wins := o.Windows
 	if wins == nil {
 		for i := range s.m.win {

@@ -92,6 +92,7 @@ func (m *metrics) ckLoad(r *ckReader, s *Sim) {
 		}
 		m.spinWindowTotal += c.spinWindow
 	}
+	m.owedFrom, m.deferTo = s.now, s.now // the integrals are up to the clock
 }
 
 // ckSave writes the non-empty buckets only, each as its distance from the

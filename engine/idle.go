@@ -88,6 +88,7 @@ func (s *Sim) caughtWake(c *cpu) {
 	}
 	if w != c.spinWindow {
 		s.decide(DecSpinGrow, c.id, -1, -1, reason, w)
+		s.m.settle(s) // integrated at the old total until now
 		s.m.spinWindowTotal += w - c.spinWindow
 		c.spinWindow = w
 	}
@@ -108,6 +109,7 @@ func (s *Sim) spinEnd(c *cpu) {
 			}
 		}
 		if w := max(c.spinWindow/2, sp.Floor); shrink && w != c.spinWindow {
+			s.m.settle(s) // integrated at the old total until now
 			s.m.spinWindowTotal += w - c.spinWindow
 			c.spinWindow = w
 			s.decide(DecSpinShrink, c.id, -1, -1, reason, w)

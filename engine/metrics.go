@@ -26,6 +26,17 @@ type metrics struct {
 	series []seriesAcc
 	// curBucket is the series bucket the last advance ended in.
 	curBucket int64
+
+	// Deferred integration. The integrals (live, series, windows) are
+	// accounted up to owedFrom; [owedFrom, now) is owed, at the state counts
+	// in force since, which have not changed. An advance to a time up to
+	// deferTo adds to what is owed instead of integrating: most events change
+	// no count, and one integration of the sum equals the ones of its parts
+	// (integer sums; the one float sum is deferred only while it adds zeros).
+	// deferTo stops before anything an integration must do at its exact time:
+	// a series bucket's end, a window's start or end. settle pays what is
+	// owed before a count changes and before anything reads the integrals.
+	owedFrom, deferTo int64
 }
 
 // window accumulates the metrics of one measured time range [from, to).
@@ -85,19 +96,34 @@ func (m *metrics) init(s *Sim) {
 // ResultsWindow(i) reads it, with i the returned index. Call it before the
 // simulation has passed fromMs, or the window misses what came before.
 func (s *Sim) AddWindow(fromMs, toMs int64) int {
+	s.m.settle(s) // what is owed was before the window was asked for
 	s.m.win = append(s.m.win, window{from: fromMs * 1e6, to: min(toMs*1e6, s.end)})
+	s.m.deferTo = s.now // the next advance integrates, and sees the new window's edges
 	return len(s.m.win) - 1
 }
 
-// advance integrates the state counts over [s.now, t).
+// settle integrates what is owed, [owedFrom, now).
+func (m *metrics) settle(s *Sim) {
+	if m.owedFrom < s.now {
+		m.integrateFrom(s, m.owedFrom, s.now)
+	}
+}
+
+// advance integrates the state counts over [owedFrom, t), t at or after now;
+// Sim.advanceTo calls it only for a t it may not defer (see owedFrom).
 func (m *metrics) advance(s *Sim, t int64) {
-	from := s.now
-	if t <= from {
-		if t < from {
-			panic(fmt.Sprintf("engine.advanceTo: time going backwards %d < %d", t, from))
+	if t <= s.now {
+		if t < s.now {
+			panic(fmt.Sprintf("engine.advanceTo: time going backwards %d < %d", t, s.now))
 		}
 		return
 	}
+	m.integrateFrom(s, m.owedFrom, t)
+}
+
+// integrateFrom integrates the state counts over [from, t), then sets how far
+// the next advances may defer.
+func (m *metrics) integrateFrom(s *Sim, from, t int64) {
 	busy := int64(m.nState[CPURunning] + m.nState[CPUIRQ])
 	hostBusy := busy + int64(m.nState[CPUSpinning])
 	idle := int64(m.nState[CPUSpinning] + m.nState[CPUHalted] + m.nState[CPUWaking])
@@ -148,6 +174,23 @@ func (m *metrics) advance(s *Sim, t int64) {
 			}
 		}
 	}
+	m.owedFrom = t
+	m.deferTo = t // no deferral: the float sum must add every interval
+	if m.spinWindowTotal != 0 {
+		return
+	}
+	// Up to the end of t's series bucket, short of any window's edge.
+	d := (t/m.bucketNs + 1) * m.bucketNs
+	for i := range m.win {
+		w := &m.win[i]
+		if w.from >= t {
+			d = min(d, w.from) // an interval that passes it takes the threads' CPU time there
+		}
+		if w.to > t {
+			d = min(d, w.to-1) // one that reaches it takes it there
+		}
+	}
+	m.deferTo = d
 }
 
 // runSnapshot writes into dst (reused) every thread's CPU time at time at, which
@@ -195,6 +238,7 @@ func runNsAt(s *Sim, t *thread, at int64) float64 {
 }
 
 func (m *metrics) cpuState(s *Sim, c *cpu, st CPUState) {
+	m.settle(s)
 	m.nState[c.state]--
 	m.nState[st]++
 }
@@ -203,12 +247,21 @@ func (m *metrics) cpuState(s *Sim, c *cpu, st CPUState) {
 func (m *metrics) queueChanged(s *Sim, c *cpu) {
 	o := c.cur != nil && len(c.rq)+len(c.incoming) > 0
 	if o != m.overloaded[c.id] {
-		m.overloaded[c.id] = o
-		if o {
-			m.nOverloaded++
-		} else {
-			m.nOverloaded--
-		}
+		m.setOverloaded(s, c, o)
+	}
+}
+
+// setOverloaded records that c became overloaded (o) or stopped being. Not
+// inlined, so that queueChanged is.
+//
+//go:noinline
+func (m *metrics) setOverloaded(s *Sim, c *cpu, o bool) {
+	m.settle(s)
+	m.overloaded[c.id] = o
+	if o {
+		m.nOverloaded++
+	} else {
+		m.nOverloaded--
 	}
 }
 

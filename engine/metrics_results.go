@@ -14,6 +14,7 @@ func (s *Sim) Results() Results { return s.ResultsWindow(0) }
 // scenario's; see AddWindow) so far, with the run's whole series.
 func (s *Sim) ResultsWindow(i int) Results {
 	m := &s.m
+	m.settle(s) // the integrals up to now
 	w := &m.win[i]
 	winNs := min(s.now, w.to) - w.from
 	r := Results{SimSeconds: float64(s.now) / 1e9, Events: s.events, Completed: w.completed}

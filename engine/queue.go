@@ -77,17 +77,32 @@ func (a *heapEntry) before(b *heapEntry) bool {
 
 // eventQueue is the heap. The sequence counter breaks ties in insertion order, so
 // same-time events always run in the same order.
+//
+// The engine's loop takes the earliest event and, as often as not, its handler
+// pushes the next one (a step's end schedules the next step's): take leaves the
+// root as a hole that such a push fills, sifting down once and reusing the
+// slot, where a removal and an insertion would sift twice and pass the slot
+// through the free list. settle removes the hole when no push came. Pop order is
+// the (time, sequence) order whatever the heap's layout, so this changes nothing
+// in what runs when.
 type eventQueue struct {
 	h    []heapEntry
 	slab []payload // by slot
 	free []uint32  // slots not in use
 	seq  uint64
+	// hole: h[0] was taken and is no longer queued; its slot is still held.
+	// Only between take and settle (or the push that fills it).
+	hole bool
 }
 
-// push schedules e; O(log n).
-func (q *eventQueue) push(e event) {
+// push schedules the event p at time at; O(log n). A hole left by take is
+// filled with it, in the taken event's slot: one sift down instead of a
+// removal and an insertion. (Time and payload apart, as take returns them.)
+func (q *eventQueue) push(at int64, p payload) {
 	var slot uint32
-	if n := len(q.free); n > 0 {
+	if q.hole {
+		slot = uint32(q.h[0].key & (1<<slotBits - 1))
+	} else if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
@@ -97,24 +112,30 @@ func (q *eventQueue) push(e event) {
 		}
 		q.slab = append(q.slab, payload{})
 	}
-	q.slab[slot] = payload{kind: e.kind, cpu: e.cpu, arg: e.arg, gen: e.gen}
-	x := heapEntry{at: e.at, key: q.seq<<slotBits | uint64(slot)}
+	q.slab[slot] = p
+	x := heapEntry{at: at, key: q.seq<<slotBits | uint64(slot)}
 	q.seq++
+	if q.hole {
+		q.hole = false
+		q.siftDown(q.h, x)
+		return
+	}
 	q.h = append(q.h, x)
 	h := q.h
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 4
-		if !x.before(&h[p]) {
+		up := (i - 1) / 4
+		if !x.before(&h[up]) {
 			break
 		}
-		h[i] = h[p]
-		i = p
+		h[i] = h[up]
+		i = up
 	}
 	h[i] = x
 }
 
-// peekAt returns the earliest event's time; ok is false when empty.
+// peekAt returns the earliest event's time; ok is false when empty. Not during
+// a hole.
 func (q *eventQueue) peekAt() (at int64, ok bool) {
 	if len(q.h) == 0 {
 		return 0, false
@@ -122,24 +143,51 @@ func (q *eventQueue) peekAt() (at int64, ok bool) {
 	return q.h[0].at, true
 }
 
-func (q *eventQueue) eventOf(x heapEntry) event {
-	p := &q.slab[x.key&(1<<slotBits-1)]
-	return event{at: x.at, kind: p.kind, cpu: p.cpu, arg: p.arg, gen: p.gen}
-}
-
 // pop removes and returns the earliest event; O(log n). The queue must not be empty.
 func (q *eventQueue) pop() event {
+	at, p := q.take()
+	q.settle()
+	return event{at: at, kind: p.kind, cpu: p.cpu, arg: p.arg, gen: p.gen}
+}
+
+// take returns the earliest event's time and payload and leaves its place as a
+// hole for the next push (or settle) to fill. The queue must not be empty, nor
+// have a hole. The payload is returned apart from the time, not as an event:
+// a four-field struct stays in registers, where the wasm build keeps a
+// five-field one in memory, zeroed and copied at every step.
+func (q *eventQueue) take() (at int64, p payload) {
+	q.hole = true
+	x := q.h[0]
+	return x.at, q.slab[x.key&(1<<slotBits-1)]
+}
+
+// settle removes a hole no push filled (see removeHole). Small enough to
+// inline: most events leave no hole.
+func (q *eventQueue) settle() {
+	if q.hole {
+		q.removeHole()
+	}
+}
+
+// removeHole takes the hole out: the last entry takes its place, sifted down,
+// and the slot is freed; O(log n).
+func (q *eventQueue) removeHole() {
+	q.hole = false
 	h := q.h
-	top := h[0]
-	e := q.eventOf(top)
-	q.free = append(q.free, uint32(top.key&(1<<slotBits-1)))
+	q.free = append(q.free, uint32(h[0].key&(1<<slotBits-1)))
 	n := len(h) - 1
 	last := h[n]
 	h = h[:n]
 	q.h = h
-	if n == 0 {
-		return e
+	if n > 0 {
+		q.siftDown(h, last)
 	}
+}
+
+// siftDown places x at the root of h (whose root is free) and moves it down to
+// where it belongs, moving the hole instead of swapping.
+func (q *eventQueue) siftDown(h []heapEntry, x heapEntry) {
+	n := len(h)
 	i := 0
 	for {
 		c := 4*i + 1
@@ -153,12 +201,11 @@ func (q *eventQueue) pop() event {
 				m = k
 			}
 		}
-		if !h[m].before(&last) {
+		if !h[m].before(&x) {
 			break
 		}
 		h[i] = h[m]
 		i = m
 	}
-	h[i] = last
-	return e
+	h[i] = x
 }

@@ -174,6 +174,13 @@ func (k *ScxKernel) ensureEnabled(t *thread) bool {
 	return k.call(ScxOpEnable, t.cpu, t, func() error { return k.ops.Enable(k, k.handle(t)) })
 }
 
+// The reason select_cpu_dfl gives when it finds no idle CPU, and what a wake
+// queued on a shared DSQ adds to it.
+const (
+	dflNoIdle    = "no idle CPU"
+	sharedNoKick = ": the shared queue, which kicks no CPU"
+)
+
 // placeWake is the wake half of the flow: select_cpu (or select_cpu_dfl),
 // runnable, and enqueue unless select_cpu inserted the task.
 func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement {
@@ -233,7 +240,15 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 	}
 	reason := "the policy queued it on a shared DSQ, which kicks no CPU"
 	if k.dflCalled && !k.dflIdle {
-		reason = k.dflReason + ": the shared queue, which kicks no CPU"
+		// The one reason select_cpu_dfl gives without an idle CPU, spelled out:
+		// concatenating it allocated on every such wake, and the garbage
+		// collections it brought kept the write barrier on for a fifth of a
+		// hackbench run under js/wasm.
+		if k.dflReason == dflNoIdle {
+			reason = dflNoIdle + sharedNoKick
+		} else {
+			reason = k.dflReason + sharedNoKick
+		}
 	}
 	return placement{cpu: t.cpu, shared: true, reason: reason}
 }

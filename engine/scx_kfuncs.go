@@ -189,7 +189,7 @@ func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (in
 			return c.id, true
 		}
 	}
-	k.dflIdle, k.dflReason = false, "no idle CPU"
+	k.dflIdle, k.dflReason = false, dflNoIdle
 	return prev, false
 }
 

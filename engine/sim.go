@@ -179,10 +179,11 @@ func (s *Sim) stepBefore(t int64) bool {
 	if at, ok := s.q.peekAt(); !ok || at >= t {
 		return false
 	}
-	e := s.q.pop()
-	s.advanceTo(e.at)
+	at, p := s.q.take()
+	s.advanceTo(at)
 	s.events++
-	s.dispatch(e)
+	s.dispatch(p)
+	s.q.settle()
 	return true
 }
 
@@ -245,16 +246,20 @@ func RunWindows(sc Scenario, windows []Window) ([]Results, error) {
 // runs once per event, so it is kept small enough to inline: a call costs the
 // wasm build far more than it does natively.
 func (s *Sim) advanceTo(t int64) {
-	s.m.advance(s, t) // panics if t is before now
+	if t <= s.now || t > s.m.deferTo { // else the metrics defer it (metrics.owedFrom)
+		s.m.advance(s, t) // panics if t is before now
+	}
 	s.now = t
 }
 
 // at schedules an event of kind k on cpu c at time t.
 func (s *Sim) at(t int64, k evKind, c int, arg int, gen uint32) {
-	s.q.push(event{at: t, kind: k, cpu: int32(c), arg: int32(arg), gen: gen})
+	s.q.push(t, payload{kind: k, cpu: int32(c), arg: int32(arg), gen: gen})
 }
 
-func (s *Sim) dispatch(e event) {
+// dispatch runs the handler of the event that is due now (its payload p: a
+// copy, as the event's slot is free for the handler's pushes).
+func (s *Sim) dispatch(e payload) {
 	switch e.kind {
 	case evStepEnd, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid:
 		// CPU events carry the CPU's generation: a stale one (its step was paused,
@@ -290,7 +295,7 @@ func (s *Sim) dispatch(e event) {
 	case evScxWatchdog:
 		s.pol.(*ScxKernel).watchdog()
 	default:
-		s.wl.event(s, e)
+		s.wl.event(s, event{at: s.now, kind: e.kind, cpu: e.cpu, arg: e.arg, gen: e.gen})
 	}
 }
 

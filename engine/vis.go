@@ -149,6 +149,7 @@ func (f *inflight) arrived(to int, k IPIKind, now int64) {
 // Snapshot fills dst with the machine's current state, reusing dst's slices.
 func (s *Sim) Snapshot(dst *Snapshot) {
 	dst.NowNs = s.now
+	s.m.settle(s) // the integrals up to now
 	dst.Live = s.m.live
 	if cap(dst.CPUs) < len(s.cpus) {
 		dst.CPUs = make([]CPUSnap, len(s.cpus))
