@@ -8,7 +8,6 @@ package playground
 // the arms run, where it came from, and where the engine refused or ejected it.
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -20,7 +19,7 @@ import (
 
 // PolicyFile is the name the page's policy compiles under: errors read
 // policy.star:LINE:COL.
-const PolicyFile = "policy.star"
+const PolicyFile = view.PolicyFile
 
 // PolicyUI is the policy editor's section of the snapshot.
 type PolicyUI struct {
@@ -158,23 +157,15 @@ func (m *Model) useRunnerFor(arms []engine.ArmScenario) {
 // scxSourceField starts the engine's message about the policy's source.
 const scxSourceField = "sched.scx.source: "
 
-// policyLoc finds "policy.star:LINE:COL: " in an engine message.
-var policyLoc = regexp.MustCompile(regexp.QuoteMeta(PolicyFile) + `:(\d+):(\d+): `)
-
 // policyError reads an arm's refusal or ejection message into a PolicyError.
 func policyError(arm, msg string) PolicyError {
-	e := PolicyError{Arm: arm, Message: msg}
 	if _, after, ok := strings.Cut(msg, scxSourceField); ok {
 		msg = after
 	}
-	if loc := policyLoc.FindStringSubmatchIndex(msg); loc != nil {
-		e.Line, _ = strconv.Atoi(msg[loc[2]:loc[3]])
-		e.Col, _ = strconv.Atoi(msg[loc[4]:loc[5]])
-	}
-	// The traceback after the first line repeats the place; the editor shows
-	// the first line beside the mark and the whole in its status.
-	e.Message = msg
-	return e
+	// The editor shows the message's first line beside the mark and the
+	// whole (with the traceback) in its status.
+	_, line, col := view.PolicyMessage(msg)
+	return PolicyError{Arm: arm, Line: line, Col: col, Message: msg}
 }
 
 // policyUI builds the editor's section.

@@ -10,7 +10,6 @@ package playground
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -109,18 +108,25 @@ func (m *Model) SetWorkload(desc string) string {
 	return ""
 }
 
-// rtappLoc finds "line L col C" in the engine's message about workload.rtapp
-// (engine/rtapp_scenario.go: "workload.rtapp: PATH: line L col C: why").
-var rtappLoc = regexp.MustCompile(`^(?:workload\.rtapp: )?(?:([^:]*): )?line (\d+) col (\d+): `)
-
-// textError reads the engine's refusal of a description into a TextError.
+// textError reads the engine's refusal of a description into a TextError:
+// "workload.rtapp: PATH: line L col C: why" (engine/rtapp_scenario.go), the
+// path left out when the error is about the whole file. Read by hand, not
+// with a regexp, which would add to the page's wasm.
 func textError(msg string) *TextError {
 	e := &TextError{Message: strings.TrimPrefix(msg, "workload.rtapp: ")}
-	if loc := rtappLoc.FindStringSubmatch(msg); loc != nil {
-		e.Path = loc[1]
-		e.Line, _ = strconv.Atoi(loc[2])
-		e.Col, _ = strconv.Atoi(loc[3])
+	head, _, ok := strings.Cut(e.Message, " col ")
+	if !ok {
+		return e
 	}
+	path, lineS, ok := strings.Cut(head, "line ")
+	rest := e.Message[len(head)+len(" col "):]
+	colS, _, ok2 := strings.Cut(rest, ": ")
+	line, err1 := strconv.Atoi(lineS)
+	col, err2 := strconv.Atoi(colS)
+	if !ok || !ok2 || err1 != nil || err2 != nil || line < 1 || col < 1 || (path != "" && !strings.HasSuffix(path, ": ")) {
+		return e
+	}
+	e.Path, e.Line, e.Col = strings.TrimSuffix(path, ": "), line, col
 	return e
 }
 
