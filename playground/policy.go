@@ -99,7 +99,6 @@ func (m *Model) SetPolicy(source string) string {
 	m.view.AtNs = 0
 	m.dropSweep()
 	m.rebuild()
-	m.metaVer++ // the scheduler select offers the policy by its name
 	return ""
 }
 
