@@ -48,3 +48,13 @@ func (s setup) withOwn(policy, rtapp string) (setup, []string, error) {
 	out, probs := applyKnobs(src, s.knobs)
 	return out, probs, nil
 }
+
+// restartWith shows setup s from time zero (an editor's Run), noting what
+// applying the knobs to it rejected.
+func (m *Model) restartWith(s setup, probs []string) {
+	m.problems = append(m.problems, probs...)
+	m.setup = s
+	m.view.AtNs = 0
+	m.dropSweep()
+	m.rebuild()
+}

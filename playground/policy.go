@@ -94,11 +94,7 @@ func (m *Model) SetPolicy(source string) string {
 			s = s2
 		}
 	}
-	m.problems = append(m.problems, probs...)
-	m.setup = s
-	m.view.AtNs = 0
-	m.dropSweep()
-	m.rebuild()
+	m.restartWith(s, probs)
 	return ""
 }
 

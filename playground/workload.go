@@ -100,11 +100,7 @@ func (m *Model) SetWorkload(desc string) string {
 		return err.Error()
 	}
 	m.workloadErr = nil
-	m.problems = append(m.problems, probs...)
-	m.setup = s
-	m.view.AtNs = 0
-	m.dropSweep()
-	m.rebuild()
+	m.restartWith(s, probs)
 	return ""
 }
 

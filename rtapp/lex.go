@@ -20,23 +20,13 @@ func clean(src []byte) ([]byte, error) {
 	copy(out, src)
 
 	// Pass 1: comments.
-	inString, escaped := false, false
+	var str inString
 	for i := 0; i < len(out); i++ {
 		c := out[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.in(c) {
 			continue
 		}
 		switch {
-		case c == '"':
-			inString = true
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
 			for ; i < len(out) && out[i] != '\n'; i++ {
 				out[i] = ' '
@@ -64,23 +54,13 @@ func clean(src []byte) ([]byte, error) {
 	}
 
 	// Pass 2: trailing commas, now that comments are blank.
-	inString, escaped = false, false
+	str = inString{}
 	for i := 0; i < len(out); i++ {
 		c := out[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.in(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inString = true
 		case ',':
 			j := i + 1
 			for j < len(out) && isSpace(out[j]) {
@@ -92,6 +72,25 @@ func clean(src []byte) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// inString follows a JSON text byte by byte: in reports whether c is part of
+// a string (its quotes included), which the passes leave as it is.
+type inString struct{ open, escaped bool }
+
+func (s *inString) in(c byte) bool {
+	switch {
+	case !s.open:
+		s.open = c == '"'
+		return s.open
+	case s.escaped:
+		s.escaped = false
+	case c == '\\':
+		s.escaped = true
+	case c == '"':
+		s.open = false
+	}
+	return true
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
