@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"schedplay/engine"
 	"schedplay/internal/wasmbuild"
@@ -105,6 +106,12 @@ func TestEnsureCheckpoints(t *testing.T) {
 	p := filepath.Join(root, "examples", "small.json")
 	data, _ := os.ReadFile(p)
 	os.WriteFile(p, bytes.Replace(data, []byte(`"seed":3`), []byte(`"seed":4`), 1), 0o644)
+	// An edit comes after the build: within the same tick of the kernel's
+	// coarse file clock the two times would be equal, and "newer" false.
+	if idx, err := os.Stat(filepath.Join(root, wasmbuild.CheckpointsIndex)); err == nil {
+		later := idx.ModTime().Add(time.Second)
+		os.Chtimes(p, later, later)
+	}
 	if err := wasmbuild.EnsureCheckpoints(root, &log); err != nil {
 		t.Fatal(err)
 	}
