@@ -287,8 +287,26 @@ func (m *Model) shown() {
 		}
 	}
 	if m.done() {
+		// Arms at their end answer at once, so a RunTo or a jump still goes on
+		// to its moment within the run (a lesson step waits for it there): the
+		// target that brought the arms to their end may stop short of it.
+		if tc.runToNs >= 0 && m.refused == "" && m.pipe.shownNs < min(tc.runToNs, m.horizonNs()) {
+			return
+		}
 		tc.playing = false
+		if tc.runToNs >= 0 {
+			tc.runToNs, m.jump = -1, nil
+		}
 	}
+}
+
+// horizonNs is where the run ends: the furthest arm's end.
+func (m *Model) horizonNs() int64 {
+	end := int64(0)
+	for _, a := range m.arms {
+		end = max(end, a.endNs)
+	}
+	return end
 }
 
 // plan asks for the next targets while playing: a frame's worth of simulated

@@ -3,6 +3,7 @@ package playground_test
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/go-json-experiment/json"
 
@@ -246,5 +247,48 @@ func TestRunAheadProgressesEveryFewFrames(t *testing.T) {
 	t.Logf("longest still run: %d frames", longest)
 	if longest > worstFrames {
 		t.Errorf("the page stood still for %d frames in a row during the jump; want at most %d", longest, worstFrames)
+	}
+}
+
+// A RunTo past the moment the arms reach their end still arrives there: the
+// target that brought them to their end may stop short of it, and arms at
+// their end answer the rest at once. (A lesson step that ran to 46 s in a run
+// ending at 45.9 s waited for good when a target ended in between.)
+func TestRunToPastTheArmsEnd(t *testing.T) {
+	ps, probs := playground.LoadPresets(fstest.MapFS{"hb.json": {Data: []byte(`{"version":1,"name":"hb","seed":1,
+		"duration_ms":20000,"machine":{"vcpus":4,"platform":"native"},"sched":{"policy":"scx_simple"},
+		"workload":{"kind":"hackbench","hackbench":{"groups":2,"fds":4,"loops":20,"message_bytes":100,
+			"write_ns":360,"read_ns":360,"socket_messages":256,"parent_cpu":0}},
+		"arms":[{"name":"old rule","set":{"sched.wake_sync":"old"}},{"name":"new rule","set":{"sched.wake_sync":"new"}}]}`)}})
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	for _, workers := range []int{0, 1, 2} {
+		c := &fakeClock{step: 0.01}
+		opts := playground.Options{Presets: ps, Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read)}
+		var l *runner.Loopback
+		if workers > 0 {
+			l = runner.NewLoopback(workers, c.read)
+			opts.Runner = l.Remote
+		}
+		m := playground.New(opts)
+		m.Load("#v=1&preset=hb&speed=max", nil)
+		const toNs = 19_000_000_000
+		m.RunTo(toNs)
+		for i := 1; m.Playing(); i++ {
+			if i > 100_000 {
+				t.Fatalf("%d workers: still playing after 100 000 frames", workers)
+			}
+			if l != nil {
+				for w := range l.Workers() {
+					l.Work(w, 3)
+				}
+			}
+			m.Update(float64(i) * 16)
+		}
+		st := m.State()
+		if !st.Clock.Done || st.Clock.NowNs != toNs || st.Clock.Jump != nil {
+			t.Errorf("%d workers: stopped at %d ns (done %v, jump %+v); want done, at %d ns", workers, st.Clock.NowNs, st.Clock.Done, st.Clock.Jump, int64(toNs))
+		}
 	}
 }
