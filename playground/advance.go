@@ -16,7 +16,9 @@ package playground
 // stage over seconds, answer by answer; at max speed (and while jumping) a target
 // is sized to cost the runner about a frame and a half (at least
 // targetRequestMs), so the workers stay busy even when the page's frames are
-// slow (a software-rendered canvas sharing two cores with them).
+// slow (a software-rendered canvas sharing two cores with them). With the arms
+// in two workers, an arm may run further ahead at max speed, and a pause may
+// replay it instead of waiting for the others (lead.go).
 
 import (
 	"slices"
@@ -214,12 +216,14 @@ func (m *Model) showReady(wallMs float64) {
 			continue
 		}
 		if cp.kind == tgCancel {
-			sync := p.shownNs
-			for _, a := range m.arms {
-				if f, ok := a.answer(cp.seq); ok && f.Err == "" && !f.Done {
-					sync = max(sync, f.NowNs)
+			stopped, done := make([]int64, len(m.arms)), make([]bool, len(m.arms))
+			for i, a := range m.arms {
+				stopped[i] = -1
+				if f, ok := a.answer(cp.seq); ok && f.Err == "" {
+					stopped[i], done[i] = f.NowNs, f.Done
 				}
 			}
+			sync := m.syncAfterCancel(stopped, done)
 			p.reqNs = sync
 			m.request(tgAdvance, sync, true, false)
 			continue
@@ -236,7 +240,7 @@ func (m *Model) showReady(wallMs float64) {
 			// last: with several targets in flight, growing the newest by 2x
 			// per answer would compound unchecked until the answers to the
 			// grown ones came back (2^maxInFlightFast too large).
-			p.stepNs = adaptStep(cp.toNs-cp.fromNs, busyMs, min(max(targetRequestMs, 1.5*p.frameMs), maxRequestMs))
+			p.stepNs = adaptStep(cp.toNs-cp.fromNs, busyMs, p.targetMs())
 		}
 		p.shownNs = cp.toNs
 		m.shown()
@@ -258,6 +262,13 @@ func (m *Model) allAnswered(cp target) bool {
 		}
 	}
 	return true
+}
+
+// targetMs is the runner time a max-speed target should take: a frame and a
+// half (the page takes answers once a frame), within [targetRequestMs,
+// maxRequestMs].
+func (p *pipeline) targetMs() float64 {
+	return min(max(targetRequestMs, 1.5*p.frameMs), maxRequestMs)
 }
 
 // adaptStep sizes the next max-speed target from one that was answered,
@@ -330,7 +341,7 @@ func (m *Model) plan(dtMs float64) {
 	if !fast {
 		owed, inFlight = tc.owe(dtMs), maxInFlight
 	}
-	for len(p.pending) < inFlight && p.reqNs < stop {
+	for m.wantsTarget(fast, inFlight) && p.reqNs < stop {
 		to := p.reqNs + p.stepNs
 		if !fast {
 			if owed < 1 {

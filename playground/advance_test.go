@@ -53,7 +53,7 @@ func armsJSON(t *testing.T, m *playground.Model) string {
 	t.Helper()
 	arms := m.State().Arms
 	for i := range arms {
-		arms[i].RunnerMs = 0
+		arms[i].RunnerMs, arms[i].Replays = 0, 0
 	}
 	b, err := json.Marshal(arms)
 	if err != nil {

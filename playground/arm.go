@@ -60,6 +60,13 @@ type Arm struct {
 	// reported spending on the targets shown (the page's speed report).
 	events int64
 	busyMs float64
+	// costMs is what the runner spent bringing the simulation from where it
+	// started (startNs: time zero, or startData's saved state) to the time
+	// shown: what replaying it would cost (lead.go). replays counts them.
+	costMs    float64
+	startNs   int64
+	startData []byte
+	replays   int
 	// decision is the newest decision about decisionFor, if hasDecision.
 	decision    engine.Decision
 	decisionFor runner.Selection
@@ -205,7 +212,7 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 		a.backfillSeries(f.Results.Series, f.NowNs)
 	}
 	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
-	a.events, a.busyMs = f.Events, a.busyMs+f.BusyMs
+	a.events, a.busyMs, a.costMs = f.Events, a.busyMs+f.BusyMs, a.costMs+f.BusyMs
 	if f.HasResults {
 		a.results, a.warmup, a.inWarmup, a.latency, a.resultsAt = f.Results, f.Warmup, f.InWarmup, f.Latency, f.NowNs
 	}

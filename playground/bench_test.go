@@ -79,3 +79,37 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkParallelArms measures how many page frames hackbench's comparison
+// (100 loops) takes at max speed over two workers that each get 8 ms of engine
+// time a frame, as two cores would give them: the frames the pipeline needs,
+// whatever machine runs the benchmark (frames/op; worker_ms/op is frames times
+// the 8 ms). In lock-step the arms, dense at different times, take about the
+// sum of their work; with the run ahead (lead.go), about the larger.
+func BenchmarkParallelArms(b *testing.B) {
+	ps, _ := playground.BuiltinPresets()
+	start := time.Now()
+	clock := func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
+	const budgetMs = 8
+	frames := 0
+	for b.Loop() {
+		l := runner.NewLoopback(2, clock)
+		m := playground.New(playground.Options{Presets: ps, Clock: clock, Runner: l.Remote})
+		m.Load("#v=1&preset=hackbench&speed=max", nil)
+		m.Play()
+		now := clock()
+		for i := 0; m.Playing() && i < 1_000_000; i++ {
+			for w := range l.Workers() {
+				l.Work(w, budgetMs)
+			}
+			now += 16.7
+			m.Update(now)
+			frames++
+		}
+		if l.Err != nil || !m.State().Clock.Done {
+			b.Fatalf("the run did not finish: %v", l.Err)
+		}
+	}
+	b.ReportMetric(float64(frames)/float64(b.N), "frames/op")
+	b.ReportMetric(float64(frames)/float64(b.N)*budgetMs, "worker_ms/op")
+}

@@ -61,6 +61,9 @@ type ArmState struct {
 	// targets shown (wall ms), so events/RunnerMs is the engine's pace.
 	Events   int64   `json:"events"`
 	RunnerMs float64 `json:"runner_ms"`
+	// Replays counts the times a pause replayed this arm from where it started
+	// to meet an arm behind it (lead.go).
+	Replays int `json:"replays"`
 }
 
 // Anim counts what the arm is animating: IPIs in the air, fading trails, ghost
@@ -104,7 +107,7 @@ func (m *Model) State() State {
 		st.Scenario = data
 	}
 	for _, a := range m.arms {
-		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a), Anim: Anim{Slides: len(a.migrations)}, Events: a.events, RunnerMs: a.busyMs}
+		as := ArmState{Name: a.Name, Set: a.Set, Metrics: armMetrics(a), Anim: Anim{Slides: len(a.migrations)}, Events: a.events, RunnerMs: a.busyMs, Replays: a.replays}
 		for _, f := range a.flights {
 			switch {
 			case f.ghost:

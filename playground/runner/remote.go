@@ -47,6 +47,10 @@ func NewRemote(t Transport) *Remote {
 	return &Remote{t: t, where: map[ArmID]int{}, dec: map[ArmID]*frameDecoder{}, batch: make([][]byte, n), dead: make([]string, n)}
 }
 
+// Parallel reports whether arms run side by side: there are two workers or
+// more.
+func (r *Remote) Parallel() bool { return len(r.batch) > 1 }
+
 // Start implements Runner.
 func (r *Remote) Start(id ArmID, sc engine.Scenario, background bool) {
 	r.start(id, func(b []byte) []byte { return encodeStart(b, id, sc, background) })
@@ -100,6 +104,7 @@ func (r *Remote) Stop(id ArmID) {
 		r.batch[w] = encodeStop(r.batch[w], id)
 		delete(r.where, id)
 		delete(r.dec, id)
+		r.next = w // an arm started in its place (a replay) keeps its worker
 	}
 }
 
