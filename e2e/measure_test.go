@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"schedplay/engine"
@@ -154,8 +156,11 @@ func TestGallery(t *testing.T) {
 // at max speed against the native engine for the issue's two cases: hackbench's
 // default comparison to the end (against the CLI running the same two runs), and
 // the default TPC-B comparison to the end of its 12 s warm-up (a jump). It also
-// reports where the page's time goes (the workers' engine time against the wall
-// time) and the bundle's gzip size. It asserts nothing about speed:
+// reports where the page's time goes (each worker's engine time, its wait for
+// requests and its yields, against the wall time), what a pause costs, and the
+// bundle's size. Hackbench runs twice: with the cores the browser reports, and
+// as if it had four (two workers, the arms side by side). It asserts nothing
+// about speed:
 //
 //	SCHEDPLAY_MEASURE=1 go test ./e2e -run TestMeasureSpeed -v
 func TestMeasureSpeed(t *testing.T) {
@@ -193,37 +198,51 @@ func TestMeasureSpeed(t *testing.T) {
 	}
 	cliPar := time.Since(start)
 
-	open(t, ctx, base+"/#v=1&preset=hackbench&speed=max")
-	waitFor(t, ctx, `window.schedplay.state().pending === 0`, 30*time.Second)
-	start = time.Now()
-	eval[bool](t, ctx, `window.schedplay.play(), true`)
-	waitFor(t, ctx, `window.schedplay.state().done`, 600*time.Second)
-	page := time.Since(start)
-	st := readRun(t, ctx)
-	t.Logf("hackbench compare to the end (old vs new rule), runner %s:", st.Runner)
-	t.Logf("  page %.2f s; native CLI, the two runs one after the other %.2f s (page/native %.1fx), side by side %.2f s (%.1fx)",
-		page.Seconds(), cliSeq.Seconds(), page.Seconds()/cliSeq.Seconds(), cliPar.Seconds(), page.Seconds()/cliPar.Seconds())
-	logArmPace(t, ctx, page)
-
-	// What the run ahead costs a pause: the arms stop where they are and the
-	// slower one catches up with the furthest (advance.go), so the deeper the
-	// pipeline, the longer Pause takes at max speed.
-	for _, after := range []time.Duration{time.Second, 2 * time.Second} {
-		open(t, ctx, base+"/#v=1&preset=hackbench&speed=max")
-		waitFor(t, ctx, `window.schedplay.state().pending === 0`, 30*time.Second)
-		eval[bool](t, ctx, `window.schedplay.play(), true`)
-		time.Sleep(after)
+	// As the browser reports the machine's cores, then as if it had four (two
+	// workers, the arms side by side, however many cores there really are).
+	for _, cores := range []int64{0, 4} {
+		tab, _ := browser(t, 1400, 900)
+		if cores > 0 {
+			if _, err := chromedp.Call(tab, emulation.SetHardwareConcurrencyOverride, emulation.SetHardwareConcurrencyOverrideParams{HardwareConcurrency: cores}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		open(t, tab, base+"/#v=1&preset=hackbench&speed=max")
+		waitFor(t, tab, `window.schedplay.state().pending === 0`, 30*time.Second)
+		workers := workerTime(t, tab)
 		start = time.Now()
-		eval[bool](t, ctx, `window.schedplay.pause(), true`)
-		waitFor(t, ctx, `(s => !s.playing && s.pending === 0)(window.schedplay.state())`, 30*time.Second)
-		t.Logf("hackbench at max speed, paused %v in: settled %v later, at %s", after, time.Since(start).Round(time.Millisecond), readRun(t, ctx).SimTime)
+		eval[bool](t, tab, `window.schedplay.play(), true`)
+		waitFor(t, tab, `window.schedplay.state().done`, 600*time.Second)
+		page := time.Since(start)
+		st := readRun(t, tab)
+		t.Logf("hackbench compare to the end (old vs new rule), runner %s:", st.Runner)
+		t.Logf("  page %.2f s; native CLI, the two runs one after the other %.2f s (page/native %.1fx), side by side %.2f s (%.1fx)",
+			page.Seconds(), cliSeq.Seconds(), page.Seconds()/cliSeq.Seconds(), cliPar.Seconds(), page.Seconds()/cliPar.Seconds())
+		logArmPace(t, tab, page)
+		logWorkerTime(t, tab, workers)
+
+		// What the run ahead costs a pause: the arms stop where they are and
+		// meet at one time, the ones behind catching up or the ones ahead
+		// replayed from their start (playground/lead.go), whichever the
+		// arms' pace says is cheaper.
+		for _, after := range []time.Duration{time.Second, 2 * time.Second} {
+			open(t, tab, base+"/#v=1&preset=hackbench&speed=max")
+			waitFor(t, tab, `window.schedplay.state().pending === 0`, 30*time.Second)
+			eval[bool](t, tab, `window.schedplay.play(), true`)
+			time.Sleep(after)
+			start = time.Now()
+			eval[bool](t, tab, `window.schedplay.pause(), true`)
+			waitFor(t, tab, `(s => !s.playing && s.pending === 0)(window.schedplay.state())`, 30*time.Second)
+			r := readRun(t, tab)
+			t.Logf("  paused %v in: settled %v later, at %s (replays %d, %d)", after, time.Since(start).Round(time.Millisecond), r.SimTime, r.Arms[0].Replays, r.Arms[1].Replays)
+		}
 	}
 
 	// TPC-B to the end of the warm-up: natively, the engine alone (what the CLI
 	// runs), both arms one after the other; in the page, a jump.
 	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu")
 	waitFor(t, ctx, `window.schedplay.state().pending === 0`, 30*time.Second)
-	st = readRun(t, ctx)
+	st := readRun(t, ctx)
 	const warmNs = 12_000_000_000
 	start = time.Now()
 	for _, arm := range st.Arms {
@@ -241,10 +260,49 @@ func TestMeasureSpeed(t *testing.T) {
 	start = time.Now()
 	eval[bool](t, ctx, `window.schedplay.jumpTo(12e9), true`)
 	waitFor(t, ctx, `(s => s.now_ns === 12e9 && !s.jump)(window.schedplay.state())`, 900*time.Second)
-	page = time.Since(start)
+	page := time.Since(start)
 	t.Logf("TPC-B compare to the end of the 12 s warm-up: page %.2f s, native engine (both arms, one after the other) %.2f s: %.1fx",
 		page.Seconds(), native.Seconds(), page.Seconds()/native.Seconds())
 	logArmPace(t, ctx, page)
+}
+
+// workerTime reads where each engine worker's wall time went so far (the
+// worker's self.schedplayTime, through DevTools), by target: running the
+// engine, waiting for the page's next request, yielding to its event loop.
+func workerTime(t *testing.T, ctx context.Context) map[target.ID]map[string]float64 {
+	t.Helper()
+	targets, err := chromedp.Targets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[target.ID]map[string]float64{}
+	for _, ti := range targets {
+		if ti.Type != "worker" {
+			continue
+		}
+		wctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(ti.TargetID))
+		got, err := chromedp.Run(wctx, chromedp.Evaluate[map[string]float64](`self.schedplayTime || {}`))
+		cancel()
+		if err != nil {
+			t.Logf("  a worker: %v", err)
+			continue
+		}
+		out[ti.TargetID] = got
+	}
+	return out
+}
+
+// logWorkerTime reports what each engine worker that ran since before (a
+// workerTime reading) spent its wall time on.
+func logWorkerTime(t *testing.T, ctx context.Context, before map[target.ID]map[string]float64) {
+	t.Helper()
+	for id, now := range workerTime(t, ctx) {
+		was := before[id]
+		d := func(k string) float64 { return (now[k] - was[k]) / 1000 }
+		if d("work_ms") > 0 {
+			t.Logf("  a worker: engine %.2f s, waiting for requests %.2f s, yielding %.2f s", d("work_ms"), d("idle_ms"), d("yield_ms"))
+		}
+	}
 }
 
 // mainThread reads Chromium's run-time metrics of the page (durations in
@@ -268,8 +326,8 @@ func mainThread(t *testing.T, ctx context.Context) map[string]float64 {
 func logArmPace(t *testing.T, ctx context.Context, wall time.Duration) {
 	t.Helper()
 	for _, a := range readRun(t, ctx).Arms {
-		t.Logf("  arm %s: %d events, worker busy %.2f s (%.0f%% of the wall time): %.2f M events/s in the worker",
-			a.Name, a.Events, a.RunnerMs/1000, 100*a.RunnerMs/float64(wall.Milliseconds()), float64(a.Events)/a.RunnerMs/1000)
+		t.Logf("  arm %s: %d events, worker busy %.2f s (%.0f%% of the wall time): %.2f M events/s in the worker; replayed %d times",
+			a.Name, a.Events, a.RunnerMs/1000, 100*a.RunnerMs/float64(wall.Milliseconds()), float64(a.Events)/a.RunnerMs/1000, a.Replays)
 	}
 }
 

@@ -110,20 +110,34 @@ func main() {
 		self.Call("postMessage", buf, []any{buf})
 	}
 
+	// Where the worker's wall time goes, for TestMeasureSpeed (which reads
+	// self.schedplayTime through DevTools): running the engine, waiting for
+	// the page's next request, and yielding to the event loop.
+	stats := js.Global().Get("Object").New()
+	self.Set("schedplayTime", stats)
+	var idleMs, yieldMs, workMs float64
 	for {
+		stats.Set("work_ms", workMs)
+		stats.Set("idle_ms", idleMs)
+		stats.Set("yield_ms", yieldMs)
 		for _, msg := range in.take() {
 			if err := srv.Handle(msg); err != nil {
 				console.Call("error", "schedplay engine worker: "+err.Error())
 			}
 		}
+		t0 := clock()
 		more := srv.Work(clock() + workBudgetMs)
+		workMs += clock() - t0
 		if out := srv.Flush(); out != nil {
 			post(out)
 		}
+		t1 := clock()
 		if more {
 			yield()
+			yieldMs += clock() - t1
 		} else {
 			<-in.wake
+			idleMs += clock() - t1
 		}
 	}
 }
