@@ -28,6 +28,7 @@ const (
 	opCancel
 	opStop
 	opStartFrom
+	opRewind
 )
 
 // Frame and Advance flag bits.
@@ -47,7 +48,11 @@ const (
 const (
 	flagResumed   = flagStep   // the arm started from its checkpoint
 	flagResumeErr = flagSlides // the arm's checkpoint was refused; why follows
+	flagMarked    = flagGhosts // the arm's state was saved here (Frame.Marked)
 )
+
+// Advance-only flag bit (an Advance has no error).
+const flagMarks = flagErr
 
 // maxCheckpointBytes bounds a checkpoint a StartFrom command carries.
 const maxCheckpointBytes = 16 << 20
@@ -76,7 +81,8 @@ func encodeAdvance(b []byte, id ArmID, a Advance) []byte {
 	b = binary.AppendUvarint(b, uint64(id))
 	b = binary.AppendUvarint(b, uint64(a.Seq))
 	b = binary.AppendVarint(b, a.ToNs)
-	b = append(b, flagIf(a.Step, flagStep)|flagIf(a.Results, flagResults)|flagIf(a.Slides, flagSlides)|flagIf(a.Ghosts, flagGhosts))
+	b = append(b, flagIf(a.Step, flagStep)|flagIf(a.Results, flagResults)|flagIf(a.Slides, flagSlides)|flagIf(a.Ghosts, flagGhosts)|
+		flagIf(a.Marks, flagMarks))
 	b = append(b, byte(a.Until))
 	b = binary.AppendVarint(b, int64(a.Select.CPU))
 	return binary.AppendVarint(b, int64(a.Select.Thread))
@@ -94,6 +100,14 @@ func encodeStop(b []byte, id ArmID) []byte {
 	return binary.AppendUvarint(b, uint64(id))
 }
 
+// encodeRewind appends a Rewind command.
+func encodeRewind(b []byte, id, to ArmID, atNs int64) []byte {
+	b = append(b, opRewind)
+	b = binary.AppendUvarint(b, uint64(id))
+	b = binary.AppendUvarint(b, uint64(to))
+	return binary.AppendVarint(b, atNs)
+}
+
 // command is one decoded command.
 type command struct {
 	op         byte
@@ -103,6 +117,8 @@ type command struct {
 	checkpoint []byte
 	adv        Advance
 	seq        uint32
+	to         ArmID // a Rewind's new arm, atNs where it starts
+	atNs       int64
 }
 
 // decodeCommands reads a batch of commands.
@@ -125,13 +141,15 @@ func decodeCommands(msg []byte) ([]command, error) {
 			c.adv.ToNs = r.varint()
 			fl := r.byte()
 			c.adv.Step, c.adv.Results = fl&flagStep != 0, fl&flagResults != 0
-			c.adv.Slides, c.adv.Ghosts = fl&flagSlides != 0, fl&flagGhosts != 0
+			c.adv.Slides, c.adv.Ghosts, c.adv.Marks = fl&flagSlides != 0, fl&flagGhosts != 0, fl&flagMarks != 0
 			if c.adv.Until = Event(r.byte()); c.adv.Until >= numEvents {
 				return out, fmt.Errorf("runner: unknown event %d", c.adv.Until)
 			}
 			c.adv.Select = Selection{CPU: int32(r.varint()), Thread: int32(r.varint())}
 		case opCancel:
 			c.seq = uint32(r.uvarint())
+		case opRewind:
+			c.to, c.atNs = ArmID(r.uvarint()), r.varint()
 		case opStop:
 		default:
 			return out, fmt.Errorf("runner: unknown command %d", c.op)
@@ -167,7 +185,7 @@ func (e *frameEncoder) encode(b []byte, f *Frame) []byte {
 		return appendString(b, f.Err)
 	}
 	b = append(b, flagIf(f.Done, flagDone)|flagIf(f.HasDecision, flagDecision)|flagIf(f.HasResults, flagResults)|
-		flagIf(f.Resumed, flagResumed)|flagIf(f.ResumeErr != "", flagResumeErr))
+		flagIf(f.Resumed, flagResumed)|flagIf(f.ResumeErr != "", flagResumeErr)|flagIf(f.Marked, flagMarked))
 	if f.ResumeErr != "" {
 		b = appendString(b, f.ResumeErr)
 	}
@@ -286,7 +304,7 @@ func decodeFrames(msg []byte, decoderFor func(ArmID) *frameDecoder, dst []Frame)
 
 func (d *frameDecoder) decode(r *reader, f *Frame, fl byte) {
 	f.Done, f.HasDecision, f.HasResults = fl&flagDone != 0, fl&flagDecision != 0, fl&flagResults != 0
-	f.Resumed = fl&flagResumed != 0
+	f.Resumed, f.Marked = fl&flagResumed != 0, fl&flagMarked != 0
 	f.NowNs, f.EndNs, f.Events = r.varint(), r.varint(), r.varint()
 	f.BusyMs = math.Float64frombits(r.uint64())
 	d.decodeSnap(r, &f.Snap)

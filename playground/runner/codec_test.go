@@ -88,7 +88,7 @@ func TestFrameRoundTrip(t *testing.T) {
 }
 
 func TestCommandRoundTrip(t *testing.T) {
-	adv := Advance{Seq: 7, ToNs: 123_456_789, Step: true, Results: true, Ghosts: true, Until: EventSpinShrink, Select: Selection{CPU: 3, Thread: -1}}
+	adv := Advance{Seq: 7, ToNs: 123_456_789, Step: true, Results: true, Ghosts: true, Until: EventSpinShrink, Select: Selection{CPU: 3, Thread: -1}, Marks: true}
 	var sc engine.Scenario
 	n := int64(0)
 	fill(reflect.ValueOf(&sc).Elem(), &n) // every field, maps and lists included
@@ -98,8 +98,9 @@ func TestCommandRoundTrip(t *testing.T) {
 	b = encodeCancel(b, 2, 8)
 	b = encodeStop(b, 2)
 	b = encodeStartFrom(b, 3, sc, []byte("SPCK checkpoint bytes"))
+	b = encodeRewind(b, 3, 4, 987_654_321)
 	cmds, err := decodeCommands(b)
-	if err != nil || len(cmds) != 5 {
+	if err != nil || len(cmds) != 6 {
 		t.Fatalf("%d commands, %v", len(cmds), err)
 	}
 	if c := cmds[0]; c.op != opStart || c.id != 1 || !c.background || !reflect.DeepEqual(c.scenario, sc) {
@@ -116,6 +117,9 @@ func TestCommandRoundTrip(t *testing.T) {
 	}
 	if c := cmds[4]; c.op != opStartFrom || c.id != 3 || c.background || !reflect.DeepEqual(c.scenario, sc) || string(c.checkpoint) != "SPCK checkpoint bytes" {
 		t.Errorf("start from a checkpoint: %+v", c)
+	}
+	if c := cmds[5]; c.op != opRewind || c.id != 3 || c.to != 4 || c.atNs != 987_654_321 {
+		t.Errorf("rewind: %+v", c)
 	}
 }
 

@@ -19,6 +19,15 @@ const (
 	targetChunkMs  = 0.5
 )
 
+// Marks (Advance.Marks): an arm asked to keep them saves its state once per
+// MarkEveryMs of work, so a Rewind replays at most about that much, up to
+// maxMarkBytes an arm (a hackbench state is about 25 KB, a 64-vCPU TPC-B
+// one about 100 KB); past that a Rewind starts from the last.
+const (
+	MarkEveryMs  = 100
+	maxMarkBytes = 16 << 20
+)
+
 // Host owns simulations and serves their advance requests in bounded chunks. It
 // is the engine side of every Runner: Local drives it in the page's thread, Server
 // in a worker. A Host is not safe for concurrent use.
@@ -47,8 +56,17 @@ type hostArm struct {
 	checkpoint []byte
 	resumed    bool
 	resumeErr  string
-	background bool
-	queue      []request
+	// start is StartFrom's checkpoint, kept for Rewind; marks are the states
+	// saved on the way (Advance.Marks), in time order, and sinceMarkMs the
+	// work since the last. rewound: the arm replays another's run, which says
+	// nothing of where it started.
+	start       []byte
+	marks       []mark
+	markBytes   int
+	sinceMarkMs float64
+	rewound     bool
+	background  bool
+	queue       []request
 	// startedMs is when work on the head request began, or -1.
 	startedMs float64
 	chunk     int
@@ -62,6 +80,12 @@ type hostArm struct {
 	buckets      []engine.LatencyBucket // scratch for the latency histogram
 	// hit is where the event of the Until request being answered happened.
 	hit *eventHit
+}
+
+// mark is a state an arm saved as it passed atNs.
+type mark struct {
+	atNs int64
+	data []byte
 }
 
 // request is a queued Advance, or the answer a Cancel owes.
@@ -99,7 +123,31 @@ func (h *Host) arm(id ArmID) *hostArm {
 // Runner.StartFrom); it is decoded when the first request is served.
 func (h *Host) StartFrom(id ArmID, sc engine.Scenario, checkpoint []byte) {
 	h.Start(id, sc, false)
-	h.arm(id).checkpoint = checkpoint
+	a := h.arm(id)
+	a.checkpoint, a.start = checkpoint, checkpoint
+}
+
+// Rewind ends arm id and starts arm to from id's mark at atNs, or where id
+// started (see Runner.Rewind).
+func (h *Host) Rewind(id, to ArmID, atNs int64) {
+	old := h.arm(id)
+	if old == nil {
+		return
+	}
+	h.Stop(id)
+	h.Start(to, old.sc, old.background)
+	a := h.arm(to)
+	a.start, a.rewound = old.start, true
+	a.checkpoint = old.start
+	// The marks after the one it starts from are dropped: it saves them
+	// again as it passes them, and its frames then say so (Frame.Marked),
+	// where the page looks for them.
+	if i := slices.IndexFunc(old.marks, func(k mark) bool { return k.atNs == atNs }); i >= 0 {
+		a.checkpoint, a.marks = old.marks[i].data, old.marks[:i+1]
+		for _, k := range a.marks {
+			a.markBytes += len(k.data)
+		}
+	}
 }
 
 // Advance queues an advance request (see Runner.Advance). Requests for an arm
@@ -221,10 +269,14 @@ func (a *hostArm) build(compile engine.ScxCompiler) {
 			}
 		}
 		if err == nil {
-			a.sim, a.resumed = sim, true
+			a.sim, a.resumed = sim, !a.rewound
 			return
 		}
-		a.resumeErr, a.warmupWindow = err.Error(), -1
+		// A replay that cannot resume runs from time zero: the same run, later.
+		a.warmupWindow = -1
+		if !a.rewound {
+			a.resumeErr = err.Error()
+		}
 	}
 	sim, err := engine.NewSimScx(a.sc, compile)
 	if err != nil {
@@ -271,6 +323,7 @@ func (h *Host) answer(a *hostArm, req request) {
 	}
 	s := a.sim
 	f.NowNs, f.EndNs, f.Done, f.Events = s.NowNs(), s.EndNs(), s.Done(), s.Events()
+	f.Marked = req.Marks && a.mark(f.BusyMs)
 	s.Snapshot(&f.Snap)
 	f.Flights, f.Migrations = a.anim.take(f.Flights[:0], f.Migrations[:0])
 	f.Selected, f.HasDecision = req.Select, false
@@ -289,6 +342,25 @@ func (h *Host) answer(a *hostArm, req request) {
 		a.fillResults(f)
 	}
 	h.emit(f)
+}
+
+// mark saves the arm's state where it stands when busyMs more work brings
+// what it did since its last mark to MarkEveryMs, and reports whether it did.
+func (a *hostArm) mark(busyMs float64) bool {
+	a.sinceMarkMs += busyMs
+	s := a.sim
+	if a.sinceMarkMs < MarkEveryMs || s.Done() || a.markBytes >= maxMarkBytes ||
+		len(a.marks) > 0 && a.marks[len(a.marks)-1].atNs >= s.NowNs() {
+		return false
+	}
+	data, err := s.AppendCheckpoint(nil, engine.CheckpointOptions{})
+	if err != nil {
+		return false
+	}
+	a.marks = append(a.marks, mark{atNs: s.NowNs(), data: data})
+	a.markBytes += len(data)
+	a.sinceMarkMs = 0
+	return true
 }
 
 // fillResults puts in f the engine's results over the measured window, over the

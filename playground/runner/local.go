@@ -42,6 +42,12 @@ func (l *Local) Stop(id ArmID) {
 	l.out = slices.DeleteFunc(l.out, func(f Frame) bool { return f.Arm == id })
 }
 
+// Rewind implements Runner; answers of arm id not yet received are dropped.
+func (l *Local) Rewind(id, to ArmID, atNs int64) {
+	l.host.Rewind(id, to, atNs)
+	l.out = slices.DeleteFunc(l.out, func(f Frame) bool { return f.Arm == id })
+}
+
 // Pump implements Runner: it works until deadlineMs.
 func (l *Local) Pump(deadlineMs float64) { l.host.Work(deadlineMs) }
 

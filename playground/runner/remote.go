@@ -108,6 +108,23 @@ func (r *Remote) Stop(id ArmID) {
 	}
 }
 
+// Rewind implements Runner: arm to takes id's place on its worker, where
+// id's marks are.
+func (r *Remote) Rewind(id, to ArmID, atNs int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w, ok := r.where[id]; ok {
+		delete(r.where, id)
+		delete(r.dec, id)
+		r.where[to], r.dec[to] = w, &frameDecoder{}
+		if why := r.dead[w]; why != "" {
+			r.failed = append(r.failed, Frame{Arm: to, Err: why})
+			return
+		}
+		r.batch[w] = encodeRewind(r.batch[w], id, to, atNs)
+	}
+}
+
 // Pump implements Runner: it posts the commands queued since the last call; the
 // workers do the work.
 func (r *Remote) Pump(float64) {
@@ -213,6 +230,9 @@ func (u *Unavailable) Cancel(id ArmID, seq uint32) { u.Advance(id, Advance{Seq: 
 
 // Stop implements Runner.
 func (u *Unavailable) Stop(ArmID) {}
+
+// Rewind implements Runner.
+func (u *Unavailable) Rewind(ArmID, ArmID, int64) {}
 
 // Pump implements Runner.
 func (u *Unavailable) Pump(float64) {}

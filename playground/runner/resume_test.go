@@ -11,18 +11,7 @@ import (
 // answer sends one advance request to arm 1 of r and returns its answer.
 func answer(t *testing.T, r runner.Runner, work func(), seq uint32, toNs int64) runner.Frame {
 	t.Helper()
-	r.Advance(1, runner.Advance{Seq: seq, ToNs: toNs, Results: true, Select: runner.NoSelection()})
-	for tries := 0; tries < 100000; tries++ {
-		r.Pump(1e18)
-		work()
-		for _, f := range r.Receive(nil) {
-			if f.Seq == seq {
-				return f
-			}
-		}
-	}
-	t.Fatalf("request %d not answered", seq)
-	return runner.Frame{}
+	return answerArm(t, r, work, 1, runner.Advance{Seq: seq, ToNs: toNs})
 }
 
 // An arm started from a checkpoint (as the page's bundle makes them: at the end

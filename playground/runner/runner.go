@@ -58,6 +58,12 @@ type Runner interface {
 	Cancel(id ArmID, seq uint32)
 	// Stop ends a simulation; nothing more is heard of it.
 	Stop(id ArmID)
+	// Rewind ends arm id and starts arm to in its place (on the same worker)
+	// from the state id saved at atNs (a mark: Frame.Marked), or from where
+	// id started when it saved none there. Arm to keeps id's marks up to
+	// atNs and saves the later ones again as it passes them (the engine is
+	// deterministic: its run passes the same states).
+	Rewind(id, to ArmID, atNs int64)
 	// Pump lets an in-process runner work until deadlineMs (on its clock); a
 	// runner whose simulations run elsewhere returns at once.
 	Pump(deadlineMs float64)
@@ -89,6 +95,11 @@ type Advance struct {
 	// Select is what the page explains: the answer carries the newest decision
 	// about it.
 	Select Selection
+	// Marks asks the runner to save the arm's state as it goes (a mark: every
+	// MarkEveryMs of its work, when it answers), so that Rewind can bring the
+	// arm back to an earlier time without running it from its start. The
+	// model asks while one arm runs ahead of another (playground/lead.go).
+	Marks bool
 }
 
 // Selection names a vCPU (Thread < 0) or a thread; CPU < 0 and Thread < 0 select
@@ -115,6 +126,8 @@ type Frame struct {
 	// BusyMs is the wall time the runner spent from starting this request until
 	// answering it: what a request of this size costs.
 	BusyMs float64
+	// Marked says the runner saved the arm's state at NowNs (Advance.Marks).
+	Marked bool
 	// Resumed, on an arm's first frame, says it started from the checkpoint
 	// StartFrom gave it; ResumeErr, that the engine refused that checkpoint
 	// (why) and the arm started at time zero.

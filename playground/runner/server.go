@@ -48,6 +48,10 @@ func (s *Server) Handle(msg []byte) error {
 		case opStop:
 			s.host.Stop(c.id)
 			delete(s.enc, c.id)
+		case opRewind:
+			delete(s.enc, c.to)
+			s.host.Rewind(c.id, c.to, c.atNs)
+			delete(s.enc, c.id)
 		}
 	}
 	return err
