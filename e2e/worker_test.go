@@ -160,18 +160,19 @@ func TestJumpToMoment(t *testing.T) {
 }
 
 // TestRunAheadStaysResponsive: while the workers run ahead through a dense
-// scenario the page keeps drawing frames and answering, and Cancel stops the run
-// ahead where it got to, with both arms at one time.
+// scenario the page keeps painting (a frame a second: racing on a software
+// canvas) and answering, and Cancel stops the run ahead where it got to, with
+// both arms at one time.
 func TestRunAheadStaysResponsive(t *testing.T) {
 	ctx, base := browser(t, 1280, 860)
 	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256")
 	eval[bool](t, ctx, `window.schedplay.jumpTo(20e9), true`)
 	waitFor(t, ctx, `(s => s.jump && s.now_ns > 0)(window.schedplay.state())`, 60*time.Second)
 	before := readRun(t, ctx)
-	waitFor(t, ctx, `window.schedplay.state().perf.frames > `+strconv.FormatInt(before.Perf.Frames+30, 10), 30*time.Second)
+	waitFor(t, ctx, `window.schedplay.state().perf.frames > `+strconv.FormatInt(before.Perf.Frames+3, 10), 30*time.Second)
 	mid := readRun(t, ctx)
 	if mid.Jump == nil || mid.NowNs <= before.NowNs {
-		t.Fatalf("the run ahead did not move while the page drew 30 frames: %d -> %d ns", before.NowNs, mid.NowNs)
+		t.Fatalf("the run ahead did not move while the page painted 3 frames: %d -> %d ns", before.NowNs, mid.NowNs)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#jump-cancel"))); err != nil {
 		t.Fatal(err)
@@ -187,6 +188,37 @@ func TestRunAheadStaysResponsive(t *testing.T) {
 	if now := readRun(t, ctx).NowNs; now != st.NowNs {
 		t.Errorf("the clock moved from %d to %d ns after Cancel", st.NowNs, now)
 	}
+}
+
+// TestRacingPaintsSparsely: at max speed the page paints a few frames a
+// second, on a canvas drawn in software (headless Chromium's SwiftShader)
+// once a second, while the run goes on between them; paused, it paints every
+// display frame again.
+func TestRacingPaintsSparsely(t *testing.T) {
+	ctx, base := browser(t, 1280, 860)
+	open(t, ctx, base+"/#v=1&preset=tpcb-32vcpu&speed=max")
+	canvas := evalJSON[struct {
+		Name     string `json:"canvas"`
+		Software bool   `json:"software_canvas"`
+	}](t, ctx, `window.schedplay.state().perf`)
+	if !strings.Contains(canvas.Name, "SwiftShader") || !canvas.Software {
+		t.Fatalf("the page says the canvas is drawn by %q (software %v), want SwiftShader (software)", canvas.Name, canvas.Software)
+	}
+	before := readRun(t, ctx)
+	eval[bool](t, ctx, `window.schedplay.play(), true`)
+	time.Sleep(3 * time.Second)
+	mid := readRun(t, ctx)
+	if !mid.Playing || mid.NowNs <= before.NowNs {
+		t.Fatalf("3 s at max speed: playing %v, from %d to %d ns", mid.Playing, before.NowNs, mid.NowNs)
+	}
+	// One frame a second, and one when the run starts.
+	if painted := mid.Perf.Frames - before.Perf.Frames; painted < 2 || painted > 6 {
+		t.Errorf("3 s at max speed painted %d frames, want about 4 (one a second)", painted)
+	}
+	eval[bool](t, ctx, `window.schedplay.pause(), true`)
+	waitFor(t, ctx, `(s => !s.playing && s.pending === 0)(window.schedplay.state())`, 10*time.Second)
+	paused := readRun(t, ctx)
+	waitFor(t, ctx, `window.schedplay.state().perf.frames > `+strconv.FormatInt(paused.Perf.Frames+30, 10), 5*time.Second)
 }
 
 // TestWorkersRefused: a browser that will not start workers gets the reason over

@@ -13,14 +13,16 @@ package playground
 // is queued, and the arms, stopped wherever they were, are brought to the
 // furthest one's time by one more target before anything is shown. In slow motion
 // a target is a frame's worth of simulated time ahead, so a 2 µs IPI crosses the
-// stage over seconds, answer by answer; at max speed (and while jumping) a target
-// is sized to cost the runner about a frame and a half (at least
-// targetRequestMs), so the workers stay busy even when the page's frames are
-// slow (a software-rendered canvas sharing two cores with them). With the arms
-// in two workers, an arm may run further ahead at max speed, and a pause may
-// replay it instead of waiting for the others (lead.go).
+// stage over seconds, answer by answer; at max speed (and while jumping) the
+// page takes answers as they arrive and paints a few frames a second
+// (racing.go), and a target is sized to cost the runner targetRequestMs (a
+// frame and a half where answers wait for a frame). With the arms in two
+// workers, an arm may run further ahead at max speed, and a pause may replay
+// it instead of waiting for the others (lead.go).
 
 import (
+	"cmp"
+	"math"
 	"slices"
 
 	"schedplay/playground/runner"
@@ -83,8 +85,10 @@ type pipeline struct {
 	// resultsMs is the wall time results were last asked for.
 	resultsMs float64
 	// frameMs is the page's frame interval (smoothed): a max-speed target
-	// should keep the runner busy for longer than that.
-	frameMs float64
+	// should keep the runner busy for longer than that, unless onArrival:
+	// the page takes answers as they arrive (Service, racing.go).
+	frameMs   float64
+	onArrival bool
 	// sel is the selection last sent; stepWanted asks for a Step once the
 	// pipeline is empty.
 	sel        Selection
@@ -127,7 +131,8 @@ func (m *Model) request(kind targetKind, toNs int64, results, sized bool) {
 func (m *Model) advanceFor(i int, cp target, step, results bool) runner.Advance {
 	slow := m.time.slides() || step
 	adv := runner.Advance{Seq: cp.seq, ToNs: cp.toNs, Step: step, Results: results || step, Until: cp.until,
-		Slides: slow, Ghosts: slow && !m.view.NoGhosts, Select: runner.NoSelection()}
+		Slides: slow, Ghosts: slow && !m.view.NoGhosts, Select: runner.NoSelection(),
+		Marks: cp.sized && m.parallel()}
 	if m.sel.Arm == i && (m.sel.CPU >= 0 || m.sel.Thread >= 0) {
 		adv.Select = runner.Selection{CPU: int32(m.sel.CPU), Thread: int32(m.sel.Thread)}
 	}
@@ -228,10 +233,10 @@ func (m *Model) showReady(wallMs float64) {
 			m.request(tgAdvance, sync, true, false)
 			continue
 		}
-		busyMs := 0.0
+		least, most := 0.0, 0.0 // the arms' busy time on it, those still running
 		for _, a := range m.arms {
-			if f, ok := a.answer(cp.seq); ok {
-				busyMs = max(busyMs, f.BusyMs)
+			if f, ok := a.answer(cp.seq); ok && !a.done {
+				least, most = min(cmp.Or(least, f.BusyMs), f.BusyMs), max(most, f.BusyMs)
 			}
 			a.show(cp.seq, wallMs)
 		}
@@ -240,7 +245,7 @@ func (m *Model) showReady(wallMs float64) {
 			// last: with several targets in flight, growing the newest by 2x
 			// per answer would compound unchecked until the answers to the
 			// grown ones came back (2^maxInFlightFast too large).
-			p.stepNs = adaptStep(cp.toNs-cp.fromNs, busyMs, p.targetMs())
+			p.stepNs = adaptStep(cp.toNs-cp.fromNs, m.sizingBusyMs(least, most), p.targetMs())
 		}
 		p.shownNs = cp.toNs
 		m.shown()
@@ -262,21 +267,6 @@ func (m *Model) allAnswered(cp target) bool {
 		}
 	}
 	return true
-}
-
-// targetMs is the runner time a max-speed target should take: a frame and a
-// half (the page takes answers once a frame), within [targetRequestMs,
-// maxRequestMs].
-func (p *pipeline) targetMs() float64 {
-	return min(max(targetRequestMs, 1.5*p.frameMs), maxRequestMs)
-}
-
-// adaptStep sizes the next max-speed target from one that was answered,
-// stepNs long and busyMs of runner time: towards targetMs, by at most a factor
-// of two, within [minStepNs, maxStepNs].
-func adaptStep(stepNs int64, busyMs, targetMs float64) int64 {
-	f := min(max(targetMs/max(busyMs, 0.01), 0.5), 2)
-	return min(max(int64(float64(stepNs)*f), minStepNs), maxStepNs)
 }
 
 // shown runs after a target is shown: a RunTo or a jump that has arrived
@@ -385,11 +375,14 @@ func (m *Model) exchange(wallMs float64) {
 // arms are shown at the same simulated time.
 func (m *Model) Update(nowMs float64) {
 	tc := &m.time
+	gapMs := nowMs - tc.lastMs // uncapped, for the speed achieved
+	if tc.lastMs == 0 {
+		gapMs = 0
+	}
 	dt := tc.frameDt(nowMs)
 	if dt > 0 {
 		m.pipe.frameMs += (dt - m.pipe.frameMs) * 0.1
 	}
-	before := m.pipe.shownNs
 	m.receive()
 	m.showReady(nowMs)
 	m.takeLateStates()
@@ -401,10 +394,13 @@ func (m *Model) Update(nowMs float64) {
 		a.settle(nowMs)
 	}
 	m.lesson.tick(m)
-	if dt > 0 && tc.playing {
-		got := float64(m.pipe.shownNs-before) / (dt / 1000)
-		tc.effSpeed += (got - tc.effSpeed) * effSpeedSmoothing
+	// What was shown since the last frame: Service may show targets between
+	// frames. A restart, which goes back in time, counts nothing.
+	if gapMs > 0 && tc.playing && m.pipe.shownNs >= tc.frameShownNs {
+		got := float64(m.pipe.shownNs-tc.frameShownNs) / (gapMs / 1000)
+		tc.effSpeed += (got - tc.effSpeed) * (1 - math.Exp(-gapMs/effSpeedTauMs))
 	}
+	tc.frameShownNs = m.pipe.shownNs
 }
 
 // Play starts or resumes the run; at the horizon it starts over.

@@ -61,12 +61,15 @@ type Arm struct {
 	events int64
 	busyMs float64
 	// costMs is what the runner spent bringing the simulation from where it
-	// started (startNs: time zero, or startData's saved state) to the time
+	// started (startNs: time zero, or a saved state's time) to the time
 	// shown: what replaying it would cost (lead.go). replays counts them.
-	costMs    float64
-	startNs   int64
-	startData []byte
-	replays   int
+	costMs  float64
+	startNs int64
+	replays int
+	// marks are where the runner saved the arm's state on the way
+	// (runner.Advance.Marks), with what reaching each cost: a replay starts
+	// from the latest before where it goes.
+	marks []armMark
 	// decision is the newest decision about decisionFor, if hasDecision.
 	decision    engine.Decision
 	decisionFor runner.Selection
@@ -213,6 +216,9 @@ func (a *Arm) take(f runner.Frame, wallMs float64) {
 	}
 	a.Snap, a.endNs, a.done = f.Snap, f.EndNs, f.Done
 	a.events, a.busyMs, a.costMs = f.Events, a.busyMs+f.BusyMs, a.costMs+f.BusyMs
+	if f.Marked {
+		a.marks = append(a.marks, armMark{atNs: f.NowNs, costMs: a.costMs})
+	}
 	if f.HasResults {
 		a.results, a.warmup, a.inWarmup, a.latency, a.resultsAt = f.Results, f.Warmup, f.InWarmup, f.Latency, f.NowNs
 	}

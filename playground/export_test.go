@@ -6,3 +6,10 @@ package playground
 func LessonPanel(m *Model) LessonState {
 	return LessonState{m.lesson.view(m), m.lesson.captionUI()}
 }
+
+// EffSpeed is the speed achieved as the clock shows it, in simulated ns per
+// wall second.
+func EffSpeed(m *Model) float64 { return m.time.effSpeed }
+
+// Marks is how many saved states of arm a the model knows of.
+func Marks(a *Arm) int { return len(a.marks) }

@@ -11,10 +11,14 @@ package playground
 // rather than the larger. So at max speed, with parallel workers, the arm ahead
 // may keep going while a pause stays cheap: a pause brings the arms to one
 // time either by letting the ones behind catch up (as in lock-step) or by
-// replaying the ones ahead from where they started to the time of the one
-// behind (the engine is deterministic, so the replay reaches the very state it
-// passed), whichever the arms' own pace says costs less; and an arm may lead
-// only while that cost stays within maxPauseMs.
+// replaying the ones ahead to the time of the one behind (the engine is
+// deterministic, so the replay reaches the very state it passed), whichever
+// the arms' own pace says costs less; and an arm may lead only while that
+// cost stays within maxPauseMs. A replay starts from the latest state the
+// worker saved of the arm on the way (a mark, one per runner.MarkEveryMs of
+// its work: Advance.Marks) before where it goes, or from the arm's start, so
+// it costs about that much however far the run has gone: the lead is then
+// bounded by the targets in flight (maxLeadTargets), not by the run so far.
 
 import (
 	"cmp"
@@ -155,7 +159,7 @@ func (m *Model) pauseCost(at []int64, running []bool) (catchUp, replay float64, 
 			catchUp += pace * float64(hi-at[i])
 		}
 		if at[i] > lo {
-			replay += a.costMs + pace*float64(max(lo-a.Snap.NowNs, 0))
+			replay += a.costMs - a.markBefore(lo).costMs + pace*float64(max(lo-a.Snap.NowNs, 0))
 		}
 	}
 	return catchUp, replay, lo, hi
@@ -186,26 +190,44 @@ func (m *Model) syncAfterCancel(stoppedNs []int64, done []bool) int64 {
 	}
 	for i, a := range m.arms {
 		if a.err == "" && at[i] > lo {
-			m.replay(a)
+			m.replay(a, lo)
 		}
 	}
 	return lo + 1
 }
 
-// replay restarts arm a's simulation where it started (time zero or its saved
-// state), under a new ID, keeping what the page shows of it; the next target
-// brings it to the time the other arms stand at.
-func (m *Model) replay(a *Arm) {
-	m.run.Stop(a.id)
+// armMark is a state the runner saved of an arm: where, and what reaching it
+// from the arm's start cost.
+type armMark struct {
+	atNs   int64
+	costMs float64
+}
+
+// markBefore is arm a's latest mark at or before toNs, or its start.
+func (a *Arm) markBefore(toNs int64) armMark {
+	from := armMark{atNs: a.startNs}
+	for _, k := range a.marks {
+		if k.atNs > toNs {
+			break
+		}
+		from = k
+	}
+	return from
+}
+
+// replay brings arm a back to its latest mark at or before toNs (or where it
+// started: time zero or its saved state), under a new ID, keeping what the
+// page shows of it; the next target brings it to toNs, where the other arms
+// stand.
+func (m *Model) replay(a *Arm, toNs int64) {
+	from := a.markBefore(toNs)
+	old := a.id
 	m.lastID++
 	a.id = m.lastID
-	if a.startData != nil {
-		m.run.StartFrom(a.id, a.Sc, a.startData)
-	} else {
-		m.run.Start(a.id, a.Sc, false)
-	}
+	m.run.Rewind(old, a.id, from.atNs)
+	a.marks = slices.DeleteFunc(a.marks, func(k armMark) bool { return k.atNs > from.atNs })
 	a.inbox = a.inbox[:0]
-	a.costMs = 0 // the replay's answer says what reaching that time costs
+	a.costMs = from.costMs // the replay's answers add what reaching toNs costs
 	a.done = false
 	a.replays++
 }

@@ -14,6 +14,10 @@ type frameStats struct {
 	first  float64 // ms from page start to the first drawn frame
 	// startup lists named start-up phases and their durations in ms.
 	startup []string
+	// canvas is the WebGL renderer drawing the canvas, as the browser names
+	// it (SetCanvasRenderer); software says it draws on the CPU.
+	canvas   string
+	software bool
 }
 
 // NoteStartup records how long a start-up phase took (for the load-time report).
@@ -54,6 +58,10 @@ type Perf struct {
 	BudgetMs float64  `json:"budget_ms"`
 	Vertices int      `json:"vertices"`
 	Startup  []string `json:"startup"`
+	// Canvas is the WebGL renderer the browser draws the canvas with ("" when
+	// it does not say); SoftwareCanvas, that it draws on the CPU (racing.go).
+	Canvas         string `json:"canvas"`
+	SoftwareCanvas bool   `json:"software_canvas"`
 }
 
 // Perf returns the frame-cost summary.
@@ -62,7 +70,8 @@ func (m *Model) Perf() Perf {
 	n := min(f.n, len(f.buf))
 	s := slices.Clone(f.buf[:n])
 	slices.Sort(s)
-	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.time.budgetMs, Vertices: m.mesh.Vertices(), Startup: f.startup}
+	p := Perf{Frames: f.frames, FirstFrameMs: f.first, Samples: n, BudgetMs: m.time.budgetMs, Vertices: m.mesh.Vertices(), Startup: f.startup,
+		Canvas: f.canvas, SoftwareCanvas: f.software}
 	if n > 0 {
 		p.MedianMs = s[n/2]
 		p.P95Ms = s[min(n-1, n*95/100)]
@@ -73,5 +82,5 @@ func (m *Model) Perf() Perf {
 
 // ResetPerf forgets the recorded frames (to measure one configuration).
 func (m *Model) ResetPerf() {
-	m.frames = frameStats{first: m.frames.first, startup: m.frames.startup}
+	m.frames = frameStats{first: m.frames.first, startup: m.frames.startup, canvas: m.frames.canvas, software: m.frames.software}
 }

@@ -210,7 +210,7 @@ func (m *Model) restartFrom(st savedAt) {
 		m.run.StartFrom(m.lastID, a.Sc, st.data[i])
 		na := newArm(m.lastID, a.Name, a.Set, a.Sc, m.setup.src.published)
 		na.backfill = true
-		na.startNs, na.startData = st.atNs, st.data[i]
+		na.startNs = st.atNs
 		m.arms[i] = na
 	}
 	m.time.restart()

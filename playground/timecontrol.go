@@ -5,11 +5,13 @@ package playground
 
 import "schedplay/playground/urlstate"
 
-// effSpeedSmoothing weighs a frame's measured speed into the shown one;
-// maxFrameGapMs keeps a stalled tab from making the next frame jump.
+// effSpeedTauMs is the time constant over which the speed shown follows the
+// speed measured frame by frame (about ten frames at 60 a second, one
+// frame apart when frames are far apart: racing.go); maxFrameGapMs keeps a
+// stalled tab from making the next frame jump.
 const (
-	maxFrameGapMs     = 100
-	effSpeedSmoothing = 0.1
+	maxFrameGapMs = 100
+	effSpeedTauMs = 150
 )
 
 // frameTargetMs is what Update and Draw together may take per frame: the budget of
@@ -39,6 +41,8 @@ type timeControl struct {
 	runToNs  int64   // where RunTo pauses; -1 for nowhere
 	lastMs   float64 // wall time of the last Update; 0 before the first
 	effSpeed float64 // measured simulated ns per wall second (smoothed)
+	// frameShownNs is the simulated time shown at the last Update.
+	frameShownNs int64
 
 	clock    func() float64 // Options.Clock
 	budgetMs float64        // Options.BudgetMs

@@ -17,6 +17,7 @@ func registerBridge(g *game, problems []string) {
 		core.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) any {
 			g.mu.Lock()
 			defer g.mu.Unlock()
+			defer g.pace() // a command may start or stop a race
 			return f(args)
 		}))
 	}

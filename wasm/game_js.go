@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"sync"
 	"syscall/js"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -32,6 +33,12 @@ type game struct {
 	// ebitenAA turns on Ebiten's own antialiasing (a 2x offscreen buffer); the mesh
 	// carries its own feathered edges, so it is off unless asked for.
 	ebitenAA bool
+	// frameEveryMs is the frame interval Ebiten is paced to (pace), and
+	// stopTicks ends the ticker that schedules those frames.
+	frameEveryMs float64
+	stopTicks    chan struct{}
+	// rendererTold: the model knows what draws the canvas (canvasRenderer).
+	rendererTold bool
 }
 
 func newGame(m *playground.Model) *game {
@@ -48,9 +55,59 @@ func (g *game) Update() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.updateStart = g.now()
+	if !g.rendererTold {
+		g.rendererTold = true
+		g.m.SetCanvasRenderer(canvasRenderer())
+	}
 	g.m.Update(g.updateStart)
 	g.updateMs = g.now() - g.updateStart
+	g.pace()
 	return nil
+}
+
+// service lets the model take the workers' answers as they arrive
+// (Model.Service: while the run races, frames are too far apart to wait for).
+func (g *game) service() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.m.Service(g.now())
+	g.pace()
+}
+
+// pace keeps Ebiten's frames at the model's rate (Model.FrameEveryMs): one
+// each display frame, or, while the run races, one each FastFrameMs, which a
+// ticker schedules (Ebiten still answers input at once). Called with mu held
+// after anything that may change the rate.
+func (g *game) pace() {
+	every := g.m.FrameEveryMs()
+	if every == g.frameEveryMs {
+		return
+	}
+	g.frameEveryMs = every
+	if g.stopTicks != nil {
+		close(g.stopTicks)
+		g.stopTicks = nil
+	}
+	if every == 0 {
+		ebiten.SetFPSMode(ebiten.FPSModeVsyncOn)
+		return
+	}
+	ebiten.SetFPSMode(ebiten.FPSModeVsyncOffMinimum)
+	ebiten.ScheduleFrame()
+	stop := make(chan struct{})
+	g.stopTicks = stop
+	go func() {
+		t := time.NewTicker(time.Duration(every * float64(time.Millisecond)))
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				ebiten.ScheduleFrame()
+			case <-stop:
+				return
+			}
+		}
+	}()
 }
 
 // Draw paints the model's mesh; it draws nothing of its own.
@@ -102,3 +159,29 @@ func (g *game) LayoutF(w, h float64) (float64, float64) {
 
 // Layout is required by ebiten.Game; LayoutF takes precedence.
 func (g *game) Layout(w, h int) (int, int) { return w, h }
+
+// canvasRenderer is the name of the WebGL renderer that draws Ebiten's canvas
+// (WEBGL_debug_renderer_info's, else the context's own RENDERER), or "" when
+// the browser does not say.
+func canvasRenderer() (name string) {
+	defer func() {
+		if recover() != nil {
+			name = ""
+		}
+	}()
+	canvas := js.Global().Get("document").Call("querySelector", "canvas")
+	if !canvas.Truthy() {
+		return ""
+	}
+	for _, kind := range []string{"webgl2", "webgl"} { // the kind Ebiten made answers
+		gl := canvas.Call("getContext", kind)
+		if !gl.Truthy() {
+			continue
+		}
+		if ext := gl.Call("getExtension", "WEBGL_debug_renderer_info"); ext.Truthy() {
+			return gl.Call("getParameter", ext.Get("UNMASKED_RENDERER_WEBGL")).String()
+		}
+		return gl.Call("getParameter", gl.Get("RENDERER")).String()
+	}
+	return ""
+}

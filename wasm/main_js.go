@@ -38,12 +38,13 @@ func main() {
 	// policy worker, which the default worker's first visit does without;
 	// otherwise the page moves to it when an arm first needs it (the editor).
 	policy := playground.SharedRunsPolicy(shared) || playground.FragmentHasPolicy(frag)
-	run, runName, stop := startRunner(policy)
+	answered := make(chan struct{}, 1)
+	run, runName, stop := startRunner(policy, answered)
 	var policyRunner func() (runner.Runner, string)
 	if !policy {
 		policyRunner = func() (runner.Runner, string) {
 			stop()
-			r, name, _ := startRunner(true)
+			r, name, _ := startRunner(true, answered)
 			return r, name
 		}
 	}
@@ -52,6 +53,11 @@ func main() {
 	m.NoteStartup("presets", tPresets)
 	m.NoteStartup("model", clock()-tPresets)
 	g := newGame(m)
+	go func() {
+		for range answered {
+			g.service()
+		}
+	}()
 	registerBridge(g, probs)
 
 	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per frame; the model scales by wall time

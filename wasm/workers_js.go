@@ -32,7 +32,11 @@ func (t *workerTransport) Post(w int, msg []byte) {
 // policy worker (engine-worker.js?policy=1), which runs a scenario's own
 // sched_ext policy. stop terminates the workers (when the page moves to the
 // policy workers).
-func startRunner(policy bool) (run runner.Runner, name string, stop func()) {
+//
+// Each answer a worker posts is also signalled on answered (without blocking:
+// one signal stands for every answer not yet taken), so the page can take
+// them between frames (game.service).
+func startRunner(policy bool, answered chan<- struct{}) (run runner.Runner, name string, stop func()) {
 	g := js.Global()
 	n := 1
 	if hc := g.Get("navigator").Get("hardwareConcurrency"); hc.Type() == js.TypeNumber && hc.Int() >= 3 {
@@ -58,6 +62,10 @@ func startRunner(policy bool) (run runner.Runner, name string, stop func()) {
 			msg := make([]byte, u8.Length())
 			js.CopyBytesToGo(msg, u8)
 			remote.Deliver(i, msg)
+			select {
+			case answered <- struct{}{}:
+			default:
+			}
 			return nil
 		}))
 		w.Set("onerror", js.FuncOf(func(_ js.Value, args []js.Value) any {
