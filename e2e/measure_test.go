@@ -208,20 +208,25 @@ func TestMeasureSpeed(t *testing.T) {
 		}
 		open(t, tab, base+"/#v=1&preset=hackbench&speed=max")
 		waitFor(t, tab, `window.schedplay.state().pending === 0`, 30*time.Second)
-		workers := workerTime(t, tab)
+		if _, err := chromedp.Call(tab, performance.Enable, performance.EnableParams{}); err != nil {
+			t.Fatal(err)
+		}
+		workers, main := workerTime(t, tab), mainThread(t, tab)
 		cpu := chromiumCPU()
 		start = time.Now()
 		eval[bool](t, tab, `window.schedplay.play(), true`)
 		waitFor(t, tab, `window.schedplay.state().done`, 600*time.Second)
 		page := time.Since(start)
 		cpu = chromiumCPU().since(cpu)
+		mainAfter := mainThread(t, tab)
 		st := readRun(t, tab)
 		t.Logf("hackbench compare to the end (old vs new rule), runner %s:", st.Runner)
 		t.Logf("  page %.2f s; native CLI, the two runs one after the other %.2f s (page/native %.1fx), side by side %.2f s (%.1fx)",
 			page.Seconds(), cliSeq.Seconds(), page.Seconds()/cliSeq.Seconds(), cliPar.Seconds(), page.Seconds()/cliPar.Seconds())
 		logArmPace(t, tab, page)
 		logWorkerTime(t, tab, workers)
-		t.Logf("  Chromium's processes on the CPU meanwhile: %s", cpu)
+		t.Logf("  Chromium's processes on the CPU meanwhile: %s; the page's main thread: tasks %.2f s, script %.2f s, on the CPU %.2f s",
+			cpu, mainAfter["TaskDuration"]-main["TaskDuration"], mainAfter["ScriptDuration"]-main["ScriptDuration"], mainAfter["ThreadTime"]-main["ThreadTime"])
 
 		// What the run ahead costs a pause: the arms stop where they are and
 		// meet at one time, the ones behind catching up or the ones ahead
