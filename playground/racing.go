@@ -11,7 +11,7 @@ import (
 // At max speed no frame can be followed: each shows a moment milliseconds of
 // simulated time after the last. Yet where the canvas is drawn in software
 // (no GPU acceleration: SwiftShader, which headless Chromium and browsers
-// with a blocklisted GPU use), presenting a frame costs the browser about 30
+// with a blocklisted GPU use), presenting a frame costs the browser 30 to 60
 // ms of CPU, so at 60 frames a second its GPU process takes a whole core
 // from the engine workers (TestMeasureSpeed reports the browser's processes).
 // So while the run races the page paints one frame every FastFrameMs, as
@@ -21,9 +21,10 @@ import (
 // one. The targets it asks for are sized here too.
 
 // The page's frame interval while the run races: a frame costs a GPU next to
-// nothing, but a software renderer about 60 ms of CPU at 1400x900 (headless
-// Chromium on SwiftShader: 17 frames took its GPU process 1.0 s more than
-// none, TestMeasureSpeed), which a one-second interval keeps to 6% of a core.
+// nothing, but a software renderer up to 60 ms of CPU at 1400x900 (headless
+// Chromium on SwiftShader: about 17 frames took its GPU process 1.0 s more
+// than none, TestMeasureSpeed), which a one-second interval keeps to about 6%
+// of a core.
 const (
 	FastFrameMs         = resultsEveryMs
 	SoftwareFastFrameMs = 1000
