@@ -1,6 +1,7 @@
 package rtapp
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -27,25 +28,55 @@ func check(d *Description) error {
 		}
 	}
 
-	// resume names a task (the resource suspend blocks on is the task's
-	// name: see the rtapp_suspend case of parse_task_event_data).
+	// Each condition variable is used with one mutex (POSIX leaves a
+	// condvar waited on with two mutexes undefined). suspend and resume
+	// use the condition variable of their name with the mutex of the same
+	// name (rtapp_suspend, rtapp_resume in run_event).
+	condMutex := map[string]where{}
+	mutexOf := func(e *Event) string {
+		if e.Kind == Suspend || e.Kind == Resume {
+			return e.Ref
+		}
+		return e.Mutex
+	}
 	for _, w := range all {
-		if w.ev.Kind == Resume && d.Task(w.ev.Ref) == nil {
-			return errorAt(w.ev.Pos, w.path, "resume names %q, which is not a task", w.ev.Ref)
+		switch w.ev.Kind {
+		case Wait, Sync, Suspend, Resume:
+		default:
+			continue
+		}
+		m := mutexOf(w.ev)
+		if first, ok := condMutex[w.ev.Ref]; ok && mutexOf(first.ev) != m {
+			why := ""
+			if w.ev.Kind == Suspend || w.ev.Kind == Resume || first.ev.Kind == Suspend || first.ev.Kind == Resume {
+				why = " (suspend and resume wait on and wake the condition variable of their name with the mutex of that name)"
+			}
+			return errorAt(w.ev.Pos, w.path, "condition variable %q is used with mutex %q here and with %q at %s%s", w.ev.Ref, m, mutexOf(first.ev), first.ev.Pos, why)
+		} else if !ok {
+			condMutex[w.ev.Ref] = w
 		}
 	}
 
-	// Each condition variable is used with one mutex (POSIX leaves a
-	// condvar waited on with two mutexes undefined).
-	condMutex := map[string]where{}
+	// A resume that no thread can be suspended on, or a suspend that
+	// nothing can end, is legal (rt-app loses the first and blocks for
+	// ever on the second) but more often a misspelt name: say so.
+	wakers, sleepers := map[string]bool{}, map[string]bool{}
 	for _, w := range all {
-		if w.ev.Kind != Wait && w.ev.Kind != Sync {
-			continue
+		switch w.ev.Kind {
+		case Resume, Signal, Broad, Sync:
+			wakers[w.ev.Ref] = true
 		}
-		if first, ok := condMutex[w.ev.Ref]; ok && first.ev.Mutex != w.ev.Mutex {
-			return errorAt(w.ev.Pos, w.path, "condition variable %q is used with mutex %q here and with %q at %s", w.ev.Ref, w.ev.Mutex, first.ev.Mutex, first.ev.Pos)
-		} else if !ok {
-			condMutex[w.ev.Ref] = w
+		switch w.ev.Kind {
+		case Suspend, Wait, Sync:
+			sleepers[w.ev.Ref] = true
+		}
+	}
+	for _, w := range all {
+		switch {
+		case w.ev.Kind == Resume && !sleepers[w.ev.Ref]:
+			d.Notes = append(d.Notes, Note{Path: w.path, Pos: w.ev.Pos, Msg: fmt.Sprintf("resume %q: no thread suspends or waits on %q, so it wakes nobody", w.ev.Ref, w.ev.Ref)})
+		case w.ev.Kind == Suspend && !wakers[w.ev.Ref]:
+			d.Notes = append(d.Notes, Note{Path: w.path, Pos: w.ev.Pos, Msg: fmt.Sprintf("suspend on %q: no resume, signal or broad names %q, so the thread never wakes", w.ev.Ref, w.ev.Ref)})
 		}
 	}
 
@@ -78,8 +109,14 @@ func check(d *Description) error {
 						return errorAt(ev.Pos, path, "task %s waits on %q without holding its mutex %q: lock it before", t.Name, ev.Ref, ev.Mutex)
 					}
 				case Signal, Broad:
-					if w, ok := condMutex[ev.Ref]; ok && holds(w.ev.Mutex) < 0 {
-						return errorAt(ev.Pos, path, "task %s signals %q without holding its mutex %q (the waiters' mutex, %s): the wakeup can be lost", t.Name, ev.Ref, w.ev.Mutex, w.path)
+					if w, ok := condMutex[ev.Ref]; ok && holds(mutexOf(w.ev)) < 0 {
+						return errorAt(ev.Pos, path, "task %s signals %q without holding its mutex %q (the waiters' mutex, %s): the wakeup can be lost", t.Name, ev.Ref, mutexOf(w.ev), w.path)
+					}
+				case Suspend, Resume:
+					// Both lock the mutex of their name around the wait or
+					// the broadcast: a thread holding it would deadlock.
+					if j := holds(ev.Ref); j >= 0 {
+						return errorAt(ev.Pos, path, "task %s %ss on %q while holding mutex %q (locked at %s): %s locks that mutex itself, so the thread would deadlock", t.Name, ev.Kind, ev.Ref, ev.Ref, held[j].Pos, ev.Kind)
 					}
 				}
 			}

@@ -20,12 +20,12 @@ func Decode(data []byte) (*Description, error) {
 	if len(data) > MaxInputBytes {
 		return nil, &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("input is %d bytes; the limit is %d (MaxInputBytes)", len(data), MaxInputBytes)}
 	}
-	cleaned, err := clean(data)
+	cleaned, bare, err := clean(data)
 	if err != nil {
 		return nil, err
 	}
 	src := newSource(data)
-	root, err := parseTree(src, cleaned)
+	root, err := parseTree(src, cleaned, bare)
 	if err != nil {
 		return nil, err
 	}
@@ -233,10 +233,9 @@ func (d *decoder) global(n *node) error {
 		switch m.name {
 		case "duration":
 			var x int64
-			x, err = integer(v, p, "a number of seconds (-1: no limit)", -1, MaxDurationS)
-			if err == nil && x == 0 {
-				err = errorAt(v.pos, p, "want a number of seconds (-1: no limit), got 0")
-			}
+			// main sleeps the duration only when it is above 0; 0, as
+			// -1, waits for the threads (src/rt-app.c).
+			x, err = integer(v, p, "a number of seconds (0 or -1: no limit)", -1, MaxDurationS)
 			g.Duration = int(x)
 		case "default_policy":
 			g.DefaultPolicy, err = policy(v, p)

@@ -95,17 +95,25 @@ func decodeEvent(path string, m member, kind Kind, taskName string) (Event, erro
 		ev.Ref, err = name(v, path, "a barrier name")
 	case SemPost, SemWait:
 		ev.Ref, err = name(v, path, "a semaphore name")
-	case Resume:
-		ev.Ref, err = name(v, path, "a task name")
-	case Suspend:
-		// rt-app suspends a thread on its own task's name whatever the
-		// string says; a string naming something else is a
-		// misunderstanding that leaves the thread asleep for ever.
-		if v.kind != 'n' {
-			ev.Ref, err = str(v, path, "the task's own name or \"\"")
-			if err == nil && ev.Ref != "" && ev.Ref != taskName {
-				err = errorAt(v.pos, path, "suspend names %q, but rt-app suspends a thread on its own task name (%q): resume %q wakes it", ev.Ref, taskName, taskName)
-			}
+	case Suspend, Resume:
+		// The name is a shared resource, a condition variable with a
+		// mutex of the same name (rt-app 1.0's parse_task_event_data,
+		// the rt-app Debian ships): suspend waits on it, resume
+		// broadcasts on it, whichever threads use the name. An empty
+		// name, or a suspend written with no value at all, is the
+		// thread's own task: workgen fills a bare suspend with the task's
+		// name, and rt-app since 2025 (commit 32fcddf, "Obsolete
+		// parameter of suspend event") reads every suspend so.
+		switch {
+		case v.bare, kind == Suspend && v.kind == 'n':
+			ev.Ref, ev.Bare = taskName, true
+		case kind == Suspend:
+			ev.Ref, err = str(v, path, "a name to suspend on (\"\": the task's own)")
+		default:
+			ev.Ref, err = str(v, path, "the name to resume (a task's, or one its threads suspend on; \"\": the task's own)")
+		}
+		if err == nil && ev.Ref == "" {
+			ev.Ref, ev.Bare = taskName, true
 		}
 	case Yield:
 		// rt-app ignores the value.

@@ -1,5 +1,7 @@
 package rtapp
 
+import "strconv"
+
 // --- tasks ---
 
 func (d *decoder) tasks(n *node) error {
@@ -73,6 +75,7 @@ func (d *decoder) body(path string, n *node, isTask bool, taskName string, pol P
 	}
 	b := &body{props: map[string]member{}}
 	seen := map[string]Pos{}
+	renamed := workgenNames(n.members)
 	for i := range n.members {
 		m := n.members[i]
 		p := join(path, m.name)
@@ -96,6 +99,9 @@ func (d *decoder) body(path string, n *node, isTask bool, taskName string, pol P
 		ev, err := decodeEvent(p, m, kind, taskName)
 		if err != nil {
 			return nil, err
+		}
+		if renamed[i] != "" {
+			d.repeated(p, m, renamed[i])
 		}
 		b.events = append(b.events, ev)
 	}
@@ -285,8 +291,12 @@ func (d *decoder) task(path string, m member) (*Task, error) {
 	}
 	// Repeated phase names are kept, in order, as workgen keeps them.
 	cur := t.Sched.Policy
-	for _, pm := range pv.members {
+	renamed := workgenNames(pv.members)
+	for i, pm := range pv.members {
 		ppath := join(pp, pm.name)
+		if renamed[i] != "" {
+			d.repeated(ppath, pm, renamed[i])
+		}
 		pb, err := d.body(ppath, pm.val, false, t.Name, cur)
 		if err != nil {
 			return nil, err
@@ -310,3 +320,37 @@ func (d *decoder) task(path string, m member) (*Task, error) {
 	}
 	return t, nil
 }
+
+// workgenNames gives, by member index, the name workgen (doc/workgen's
+// check_unikid_json) renames a repeated key to, "" for a key it keeps. Its
+// counter is per object and starts at 1: a repeated key becomes key+counter,
+// the counter growing while that name is taken, so "run", "run", "run" are
+// run, run1, run2, and a "sleep" repeated after them becomes sleep2.
+func workgenNames(members []member) []string {
+	out := make([]string, len(members))
+	taken := map[string]bool{}
+	id := 1
+	for i, m := range members {
+		name := m.name
+		if taken[name] {
+			name = m.name + strconv.Itoa(id)
+			for taken[name] {
+				id++
+				name = m.name + strconv.Itoa(id)
+			}
+			out[i] = name
+		}
+		taken[name] = true
+	}
+	return out
+}
+
+// repeated notes a repeated key that is kept, in its place, as workgen
+// keeps it (renamed): rt-app reading the file itself would keep only the
+// key's last value (json-c), so the two run different things.
+func (d *decoder) repeated(path string, m member, as string) {
+	d.note(path, m.pos, "%s (as %q); rt-app alone keeps only the last %q: number the keys so that both run the same", RepeatedKeyNote, as, m.name)
+}
+
+// RepeatedKeyNote begins the Note of every repeated key.
+const RepeatedKeyNote = "repeated key kept as workgen keeps it"

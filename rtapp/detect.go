@@ -8,11 +8,11 @@ func Detect(data []byte) bool {
 	if len(data) > MaxInputBytes {
 		return false
 	}
-	cleaned, err := clean(data)
+	cleaned, bare, err := clean(data)
 	if err != nil {
 		return false
 	}
-	root, err := parseTree(newSource(data), cleaned)
+	root, err := parseTree(newSource(data), cleaned, bare)
 	if err != nil || root.kind != '{' {
 		return false
 	}

@@ -2,6 +2,7 @@ package rtapp
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -179,6 +180,60 @@ func TestGrammar(t *testing.T) {
 			func(t *testing.T, d *Description) {
 				if d.Tasks[0].Name != "tâcheé" {
 					t.Errorf("name %q", d.Tasks[0].Name)
+				}
+			}},
+		{"a bare suspend is the task's own, as workgen fills it",
+			"{\"tasks\": {\n\"sf\": {\n\t\"suspend\",\n\t\"run\": 1 },\n" +
+				"\"disp\": {\"phases\": {\"p\": {\"suspend\" /* c */ , \"run\": 2, \"suspend3\" }}},\n" +
+				"\"ev\": {\"resume\": \"sf\", \"resume1\": \"disp\", \"suspend\": \"\", \"resume2\": \"\"}}}",
+			func(t *testing.T, d *Description) {
+				type ev struct {
+					key, ref string
+					bare     bool
+				}
+				var got []ev
+				for _, tk := range d.Tasks {
+					for _, e := range tk.Phases[0].Events {
+						got = append(got, ev{e.Key, e.Ref, e.Bare})
+					}
+				}
+				want := []ev{{"suspend", "sf", true}, {"run", "", false},
+					{"suspend", "disp", true}, {"run", "", false}, {"suspend3", "disp", true},
+					{"resume", "sf", false}, {"resume1", "disp", false}, {"suspend", "ev", true}, {"resume2", "ev", true}}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("events\n%v, want\n%v", got, want)
+				}
+				if p := task(t, d, "sf").Phases[0].Events[0].Pos; p != (Pos{3, 2}) {
+					t.Errorf("bare suspend at %v, want line 3 col 2", p)
+				}
+			}},
+		{"suspend and resume name any shared name",
+			doc(`"a": {"instance": 2, "suspend": "go", "run": 1}, "b": {"suspend": "go", "run": 1}, "c": {"run": 1, "resume": "go"}`),
+			func(t *testing.T, d *Description) {
+				for _, n := range []string{"a", "b"} {
+					if e := task(t, d, n).Phases[0].Events[0]; e.Ref != "go" || e.Bare {
+						t.Errorf("%s suspends %+v", n, e)
+					}
+				}
+				if len(d.Notes) != 0 {
+					t.Errorf("notes %v", d.Notes)
+				}
+			}},
+		{"repeated keys are noted with workgen's names",
+			doc(`"t": {"phases": {"p": {"run": 1, "run": 2, "sleep": 1, "run": 3, "sleep": 4}, "p": {"run": 5}}}`),
+			func(t *testing.T, d *Description) {
+				var got []string
+				for _, n := range d.Notes {
+					got = append(got, n.Path+" "+n.Msg[:strings.Index(n.Msg, ";")])
+				}
+				want := []string{
+					`tasks.t.phases.p.run repeated key kept as workgen keeps it (as "run1")`,
+					`tasks.t.phases.p.run repeated key kept as workgen keeps it (as "run2")`,
+					`tasks.t.phases.p.sleep repeated key kept as workgen keeps it (as "sleep2")`,
+					`tasks.t.phases.p repeated key kept as workgen keeps it (as "p1")`,
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("notes\n%q, want\n%q", got, want)
 				}
 			}},
 	}

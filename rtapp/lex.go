@@ -2,6 +2,7 @@ package rtapp
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -15,7 +16,7 @@ import (
 // parse_config in src/rt-app_parse_config.c), whose non-strict tokener accepts
 // both; this pre-pass gives the same leniency to jsontext, which accepts
 // neither. It respects strings: "//" or "/*" inside a string is text.
-func clean(src []byte) ([]byte, error) {
+func clean(src []byte) ([]byte, []bareKey, error) {
 	out := make([]byte, len(src))
 	copy(out, src)
 
@@ -48,12 +49,20 @@ func clean(src []byte) ([]byte, error) {
 				}
 			}
 			if !closed {
-				return nil, errorAt(newSource(src).pos(int64(start)), "", "comment opened here is never closed")
+				return nil, nil, errorAt(newSource(src).pos(int64(start)), "", "comment opened here is never closed")
 			}
 		}
 	}
 
-	// Pass 2: trailing commas, now that comments are blank.
+	// Pass 2: bare "suspend" keys, now that comments are blank; before the
+	// trailing commas, since blanking one can leave a comma trailing.
+	bare, alone := blankBareKeys(out)
+	if alone >= 0 {
+		end := stringEnd(out, alone)
+		return nil, nil, errorAt(newSource(src).pos(int64(alone)), "", "%s has no value: only a suspend may be written alone (workgen gives it its task's name); write %s: \"...\"", out[alone:end+1], out[alone:end+1])
+	}
+
+	// Pass 3: trailing commas.
 	str = inString{}
 	for i := 0; i < len(out); i++ {
 		c := out[i]
@@ -71,7 +80,90 @@ func clean(src []byte) ([]byte, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, bare, nil
+}
+
+// bareKey is a "suspend" key written without a value ("suspend",), which
+// workgen (doc/workgen's check_suspend_json, in the rt-app 1.0 that
+// Debian ships) rewrites as "suspend" : "<the task's name>" before rt-app
+// reads the file. clean blanks it, with its comma, and the tree parser puts
+// it back as a member whose value is marked bare.
+type bareKey struct {
+	off  int64 // of its opening quote
+	name string
+}
+
+// blankBareKeys finds the object members that are a key alone, followed by
+// ',' or '}', whose key is "suspend" and digits, and overwrites each (and
+// its comma) with spaces. Any other key alone is left for the JSON
+// decoder to refuse; workgen rewrites only a line that mentions suspend
+// and has no ':'. alone is the offset of the first other key written
+// alone, or -1.
+func blankBareKeys(out []byte) (found []bareKey, alone int) {
+	alone = -1
+	var stack []byte // '{' or '[' of each open container
+	expectKey := false
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; c {
+		case '{', '[':
+			stack = append(stack, c)
+			expectKey = c == '{'
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
+		case ':':
+			expectKey = false
+		case '"':
+			end := stringEnd(out, i)
+			if expectKey && end < len(out) {
+				k := end + 1
+				for k < len(out) && isSpace(out[k]) {
+					k++
+				}
+				name := string(out[i+1 : end])
+				if k < len(out) && (out[k] == ',' || out[k] == '}') && !isSuspendKey(name) && alone < 0 {
+					alone = i
+				}
+				if k < len(out) && (out[k] == ',' || out[k] == '}') && isSuspendKey(name) {
+					found = append(found, bareKey{off: int64(i), name: name})
+					for j := i; j <= end; j++ {
+						out[j] = ' '
+					}
+					if out[k] == ',' {
+						out[k] = ' '
+					}
+				}
+			}
+			expectKey = false
+			i = end
+		}
+	}
+	return found, alone
+}
+
+// stringEnd is the index of the quote closing the string opened at i, or
+// len(b) when it is never closed.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return len(b)
+}
+
+// isSuspendKey reports whether key is "suspend" and digits, as an event key
+// is its name and digits (eventKind).
+func isSuspendKey(key string) bool {
+	rest, ok := strings.CutPrefix(key, "suspend")
+	return ok && strings.Trim(rest, "0123456789") == ""
 }
 
 // inString follows a JSON text byte by byte: in reports whether c is part of

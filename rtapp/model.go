@@ -51,8 +51,9 @@ type Note struct {
 
 // Global is the "global" object (parse_global in rt-app).
 type Global struct {
-	// Duration in seconds after which rt-app stops every thread; -1 (the
-	// default) means no limit: run until every thread has finished its loops.
+	// Duration in seconds after which rt-app stops every thread, living
+	// that long even when they finish before; -1 (the default) or 0 means
+	// no limit: run until every thread has finished its loops.
 	Duration int
 	// DefaultPolicy is used by tasks that name no policy; SCHED_OTHER by
 	// default.
@@ -178,8 +179,8 @@ const (
 	Broad   Kind = "broad"    // pthread_cond_broadcast on condvar Ref
 	Sync    Kind = "sync"     // signal condvar Ref, then wait on it with Mutex (held)
 	Barrier Kind = "barrier"  // wait until every participant reached barrier Ref
-	Suspend Kind = "suspend"  // block until some task resumes this task
-	Resume  Kind = "resume"   // wake every suspended thread of task Ref
+	Suspend Kind = "suspend"  // wait until a resume names Ref
+	Resume  Kind = "resume"   // wake every thread suspended on Ref
 	Yield   Kind = "yield"    // sched_yield
 	SemPost Kind = "sem_post" // post semaphore Ref (initial count 0)
 	SemWait Kind = "sem_wait" // wait on semaphore Ref
@@ -204,9 +205,14 @@ type Event struct {
 	// Duration in µs: run, runtime, sleep, and a timer's period.
 	Duration int64
 	// Ref names the resource: the mutex (lock, unlock), condition variable
-	// (wait, signal, broad, sync), timer, barrier, semaphore, the task to
-	// wake (resume), or the string given to suspend (rt-app ignores it).
+	// (wait, signal, broad, sync), timer, barrier, semaphore, or the name
+	// suspend waits on and resume wakes (a condition variable and a mutex
+	// of that name, as rt-app 1.0 has them; the task's own name when the
+	// file gives none: Bare).
 	Ref string
+	// Bare: a suspend or resume whose name the file left out (no value, or
+	// ""), read as the task's own.
+	Bare bool
 	// Mutex is the mutex of wait and sync.
 	Mutex string
 	// Timer only: Mode, and Unique when the ref starts with "unique" (one

@@ -14,9 +14,12 @@ import (
 // what rt-app's grammar needs (see tutorial.txt: "You don't have to ensure
 // uniqueness of key in json object"); a map would lose both.
 type node struct {
-	kind    jsontext.Kind // '{', '[', '"', '0', 't', 'f', 'n'
-	pos     Pos
-	str     string // string value, or the literal text of a number
+	kind jsontext.Kind // '{', '[', '"', '0', 't', 'f', 'n'
+	pos  Pos
+	str  string // string value, or the literal text of a number
+	// bare marks the value of a key written alone ("suspend",), which the
+	// file does not have (blankBareKeys); its kind is 'n'.
+	bare    bool
 	members []member
 	elems   []*node
 }
@@ -62,12 +65,12 @@ const maxDepth = 16
 // the grammar; invalid UTF-8 is allowed (AllowInvalidUTF8) because json-c,
 // which rt-app uses, does not check it either. Nesting is bounded by maxDepth
 // here (jsontext's WithDepthLimit is not implemented in this version).
-func parseTree(src *source, cleaned []byte) (*node, error) {
+func parseTree(src *source, cleaned []byte, bare []bareKey) (*node, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(cleaned),
 		jsontext.AllowDuplicateNames(true),
 		jsontext.AllowInvalidUTF8(true),
 	)
-	p := &treeParser{src: src, buf: cleaned, dec: dec}
+	p := &treeParser{src: src, buf: cleaned, dec: dec, bare: bare}
 	root, err := p.value(0)
 	if err != nil {
 		return nil, err
@@ -85,6 +88,22 @@ type treeParser struct {
 	src *source
 	buf []byte
 	dec *jsontext.Decoder
+	// bare are the keys written alone that are still to be put back, in
+	// file order.
+	bare []bareKey
+}
+
+// takeBare appends to object n the bare keys that stood before the next
+// token: the parser reads in file order, so those left when an object's
+// member (or its end) comes next are that object's.
+func (p *treeParser) takeBare(n *node) {
+	next := p.nextOffset()
+	for len(p.bare) > 0 && p.bare[0].off < next {
+		b := p.bare[0]
+		p.bare = p.bare[1:]
+		pos := p.src.pos(b.off)
+		n.members = append(n.members, member{name: b.name, pos: pos, val: &node{kind: 'n', pos: pos, bare: true}})
+	}
 }
 
 // nextOffset is where the next token starts: after the last token, skip
@@ -134,7 +153,7 @@ func (p *treeParser) value(depth int) (*node, error) {
 	case '"', '0':
 		n.str = tok.String()
 	case '{':
-		for p.dec.PeekKind() != '}' {
+		for p.takeBare(n); p.dec.PeekKind() != '}'; p.takeBare(n) {
 			noff := p.nextOffset()
 			tok, err := p.dec.ReadToken()
 			if err != nil {
