@@ -199,7 +199,7 @@ func TestCheckpointRefused(t *testing.T) {
 	}{
 		{"another scenario", other, ck, ErrCheckpointScenario, other.Key().String()},
 		{"another seed", withSeed(sc, 2), ck, ErrCheckpointScenario, "key"},
-		{"another version", sc, version, ErrCheckpointVersion, "version 2"},
+		{"another version", sc, version, ErrCheckpointVersion, fmt.Sprint("version ", CheckpointVersion)},
 		{"not a checkpoint", sc, []byte(`{"version":1}`), ErrCheckpointCorrupt, "SPCK"},
 		{"empty", sc, nil, ErrCheckpointCorrupt, "SPCK"},
 		{"bytes after the end", sc, append(bytes.Clone(ck), 0), ErrCheckpointCorrupt, "end mark"},

@@ -36,6 +36,15 @@ func fieldErr(path, format string, args ...any) error {
 // applied in order) and validates the result. Fields the document leaves out take
 // their defaults; platform costs default to the chosen platform's.
 func DecodeScenario(data []byte, sets ...string) (Scenario, error) {
+	return DecodeScenarioUpTo(MaxDurationMs, data, sets...)
+}
+
+// DecodeScenarioUpTo is DecodeScenario for a front end that runs scenarios
+// of up to maxDurationMs (at most MaxCLIDurationMs): the CLI. The limit
+// goes with the scenario (Scenario.DurationLimitMs) through WithKnobs and
+// into the engine, which checks it again.
+func DecodeScenarioUpTo(maxDurationMs int64, data []byte, sets ...string) (Scenario, error) {
+	limit := min(max(maxDurationMs, MaxDurationMs), MaxCLIDurationMs)
 	if len(data) > MaxScenarioBytes {
 		return Scenario{}, fieldErr("", "the scenario is larger than the limit of %d bytes", MaxScenarioBytes)
 	}
@@ -65,6 +74,9 @@ func DecodeScenario(data []byte, sets ...string) (Scenario, error) {
 			return Scenario{}, err
 		}
 	}
+	if limit > MaxDurationMs {
+		sc.maxDurationMs = limit
+	}
 	if err := sc.Validate(); err != nil {
 		return Scenario{}, err
 	}
@@ -87,7 +99,7 @@ func (sc Scenario) WithKnobs(sets ...string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
-	return DecodeScenario(data, sets...)
+	return DecodeScenarioUpTo(sc.DurationLimitMs(), data, sets...)
 }
 
 // platformSetBy is the platform the last machine.platform knob of sets names,

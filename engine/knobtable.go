@@ -14,11 +14,11 @@ func knobTable() []Knob {
 	return []Knob{
 		{Path: "seed", Kind: KindInt, Label: "seed", Min: 0, Max: 1<<64 - 1,
 			Doc: "Seeds the one random generator every draw of the run comes from; the same seed gives the same run."},
-		{Path: "duration_ms", Kind: KindInt, Label: "duration", Unit: "ms", Min: 1, Max: MaxDurationMs, Log: true,
+		{Path: "duration_ms", Kind: KindInt, Label: "duration", Unit: "ms", Min: 1, Max: MaxDurationMs, Log: true, durationBound: true,
 			Doc: "Simulated time the run covers."},
-		{Path: "warmup_ms", Kind: KindInt, Label: "warm-up", Unit: "ms", Min: 0, Max: MaxDurationMs - 1,
+		{Path: "warmup_ms", Kind: KindInt, Label: "warm-up", Unit: "ms", Min: 0, Max: MaxDurationMs - 1, durationBound: true,
 			Doc: "Simulated time before measuring starts; metrics cover warm-up to duration."},
-		{Path: "series_interval_ms", Kind: KindInt, Label: "series bucket", Unit: "ms", Min: 1, Max: MaxDurationMs, Log: true,
+		{Path: "series_interval_ms", Kind: KindInt, Label: "series bucket", Unit: "ms", Min: 1, Max: MaxDurationMs, Log: true, durationBound: true,
 			Doc: "Width of each bucket of the over-time series."},
 
 		{Path: "machine.vcpus", Kind: KindInt, Label: "vCPUs", Min: 1, Max: MaxVCPUs,

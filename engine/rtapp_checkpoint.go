@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"schedplay/rtapp"
 )
@@ -26,6 +27,9 @@ func (w *rtappWorkload) ckSave(c *ckWriter) {
 		c.n(th.phaseLoop)
 		c.n(th.loop)
 		c.n(th.ev)
+		c.n(th.sub)
+		c.bool(th.retry)
+		c.iv(th.runtimeNs)
 		c.at(th.runStart)
 		c.at(th.passStart)
 		for _, v := range []int64{th.perf, th.runNs, th.cDur, th.cPeriod, th.wuLat, th.slack} {
@@ -37,12 +41,16 @@ func (w *rtappWorkload) ckSave(c *ckWriter) {
 		}
 	}
 	y := &w.sync
+	for _, wd := range y.word {
+		c.byte(wd)
+	}
 	c.ints(y.owner)
-	for _, qs := range [][][]int{y.lockq, y.condq, y.barq, y.semq, y.suspended} {
+	for _, qs := range [][][]int{y.futexq, y.condq, y.semq} {
 		for _, q := range qs {
 			c.ints(q)
 		}
 	}
+	c.ints(y.barWaiting)
 	c.ints(y.semCount)
 	for _, ts := range w.timers {
 		c.bool(ts.init)
@@ -55,6 +63,7 @@ func (w *rtappWorkload) ckSave(c *ckWriter) {
 		}
 	}
 	c.bool(w.deadlocked)
+	c.at(w.deadlockNs)
 }
 
 // ckLoad reads what ckSave wrote into rtappShell's w, checking every index
@@ -82,13 +91,16 @@ func (w *rtappWorkload) ckLoad(r *ckReader, s *Sim) {
 		if th.wait = rtWait(r.byte()); th.wait >= numRTWaits && r.err == nil {
 			r.failf("rt-app thread %d is in state %d, of %d", i, th.wait, numRTWaits)
 		}
-		th.res = r.ref(max(len(nm.mutexes), len(nm.conds), len(nm.barriers), len(nm.sems), len(w.tasks)))
+		th.res = r.ref(max(len(nm.mutexes), len(nm.conds), len(nm.sems)))
 		th.mutex = r.ref(len(nm.mutexes))
 		th.wakeAt = r.at()
 		th.phase = r.n(len(tk.phases))
 		th.phaseLoop = r.n(rtapp.MaxLoop + 1)
 		th.loop = r.n(max(tk.loop+1, 1))
 		th.ev = r.n(len(tk.phases[th.phase].events) + 1)
+		th.sub = r.n(2)
+		th.retry = r.bool()
+		th.runtimeNs = r.intIn(0, rtappChunkNs*(rtapp.MaxDurationUS*1000/rtappChunkNs+1))
 		th.runStart = r.at()
 		th.passStart = r.past()
 		for _, p := range []*int64{&th.perf, &th.runNs, &th.cDur, &th.cPeriod, &th.wuLat, &th.slack} {
@@ -105,12 +117,18 @@ func (w *rtappWorkload) ckLoad(r *ckReader, s *Sim) {
 	}
 	y := &w.sync
 	y.init(w)
+	for j := range y.word {
+		if y.word[j] = r.byte(); y.word[j] > 2 && r.err == nil {
+			r.failf("mutex %d's word is %d", j, y.word[j])
+		}
+	}
 	y.owner = r.ints(len(nm.mutexes), -1, int64(n)-1)
-	for _, qs := range [][][]int{y.lockq, y.condq, y.barq, y.semq, y.suspended} {
+	for _, qs := range [][][]int{y.futexq, y.condq, y.semq} {
 		for j := range qs {
 			qs[j] = r.ints(n, 0, int64(n)-1)
 		}
 	}
+	y.barWaiting = r.ints(len(nm.barriers), 0, int64(n))
 	y.semCount = r.ints(len(nm.sems), 0, 1<<62)
 	w.timers = make([]rtTimerState, len(nm.timers))
 	for j := range w.timers {
@@ -126,11 +144,13 @@ func (w *rtappWorkload) ckLoad(r *ckReader, s *Sim) {
 		}
 	}
 	w.deadlocked = r.bool()
+	w.deadlockNs = r.at()
 	if r.err != nil {
 		return
 	}
-	if len(y.owner) != len(nm.mutexes) || len(y.semCount) != len(nm.sems) {
-		r.failf("%d mutexes and %d semaphores, where the description has %d and %d", len(y.owner), len(y.semCount), len(nm.mutexes), len(nm.sems))
+	if len(y.owner) != len(nm.mutexes) || len(y.semCount) != len(nm.sems) || len(y.barWaiting) != len(nm.barriers) {
+		r.failf("%d mutexes, %d semaphores and %d barriers, where the description has %d, %d and %d",
+			len(y.owner), len(y.semCount), len(y.barWaiting), len(nm.mutexes), len(nm.sems), len(nm.barriers))
 		return
 	}
 	if msg := w.ckConsistent(); msg != "" {
@@ -157,24 +177,18 @@ func (w *rtappWorkload) ckConsistent() string {
 	nm := &w.names
 	w.finished, y.blocked = 0, 0
 	seen := make([]int, len(w.thr))
-	queued := func(qs [][]int, st rtWait) string {
-		for res, q := range qs {
+	for _, c := range []struct {
+		qs  [][]int
+		sts []rtWait
+	}{{y.futexq, []rtWait{rtLock}}, {y.condq, []rtWait{rtCond, rtBarrier, rtSuspend}}, {y.semq, []rtWait{rtSem}}} {
+		for res, q := range c.qs {
 			for _, i := range q {
 				th := &w.thr[i]
 				seen[i]++
-				if th.wait != st || th.res != res {
-					return fmt.Sprintf("rt-app thread %d is queued on %s %d but is in state %s on %d", i, st, res, th.wait, th.res)
+				if !slices.Contains(c.sts, th.wait) || th.res != res {
+					return fmt.Sprintf("rt-app thread %d is queued on %s %d but is in state %s on %d", i, c.sts[0], res, th.wait, th.res)
 				}
 			}
-		}
-		return ""
-	}
-	for _, c := range []struct {
-		qs [][]int
-		st rtWait
-	}{{y.lockq, rtLock}, {y.condq, rtCond}, {y.barq, rtBarrier}, {y.semq, rtSem}, {y.suspended, rtSuspend}} {
-		if msg := queued(c.qs, c.st); msg != "" {
-			return msg
 		}
 	}
 	for i := range w.thr {
@@ -188,16 +202,21 @@ func (w *rtappWorkload) ckConsistent() string {
 		if th.wait.blockedOnThread() != (seen[i] == 1) || seen[i] > 1 {
 			return fmt.Sprintf("rt-app thread %d in state %s is queued %d times", i, th.wait, seen[i])
 		}
-		if th.wait == rtCond && (th.mutex < 0 || th.res >= len(nm.conds)) {
+		if (th.wait == rtCond || th.wait == rtBarrier || th.wait == rtSuspend) && (th.mutex < 0 || th.res >= len(nm.conds)) {
 			return fmt.Sprintf("rt-app thread %d waits on a condition variable without its mutex", i)
 		}
 		if th.ev > len(w.tasks[th.task].phases[th.phase].events) {
 			return fmt.Sprintf("rt-app thread %d is past its phase's events", i)
 		}
 	}
-	for b, q := range y.barq {
-		if len(q) >= nm.participants[b] {
-			return fmt.Sprintf("barrier %d holds %d threads, of %d participants", b, len(q), nm.participants[b])
+	for m, o := range y.owner {
+		if (o >= 0) != (y.word[m] != 0) {
+			return fmt.Sprintf("mutex %d has owner %d with its word at %d", m, o, y.word[m])
+		}
+	}
+	for b, n := range y.barWaiting {
+		if n >= nm.participants[b] {
+			return fmt.Sprintf("barrier %d waits for %d more arrivals, of %d participants", b, n, nm.participants[b])
 		}
 	}
 	return ""

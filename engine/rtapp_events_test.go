@@ -5,20 +5,21 @@ import (
 	"testing"
 )
 
-// TestRTAppRunSleep: run and runtime are CPU time (alone on a CPU, their wall
-// time is what they ask), sleep blocks for its duration: a pass of run 2000,
-// runtime 1000 and sleep 3000 lasts 6000 µs plus wake-up costs.
+// TestRTAppRunSleep: run is CPU time and runtime whole 32 µs chunks until its
+// wall time is up (alone on a CPU, run 2000 takes 2000 µs and runtime 1000
+// takes 32 chunks, 1024 µs), sleep blocks for its duration: a pass of run
+// 2000, runtime 1000 and sleep 3000 lasts 6024 µs plus wake-up costs.
 func TestRTAppRunSleep(t *testing.T) {
 	r := runRTApp(t, `{"tasks": {"t": {"loop": 50, "run": 2000, "runtime": 1000, "sleep": 3000}}}`)
 	k := rtTaskRes(t, r, "t")
 	if k.Loops != 50 || k.CDurationMeanUs != 3000 {
 		t.Fatalf("%d passes asking %.1f µs of run", k.Loops, k.CDurationMeanUs)
 	}
-	if k.RunMeanUs < 3000 || k.RunMeanUs > 3010 {
-		t.Errorf("run and runtime took %.1f µs of wall time alone on a CPU, want 3000", k.RunMeanUs)
+	if k.RunMeanUs < 3024 || k.RunMeanUs > 3034 {
+		t.Errorf("run and runtime took %.1f µs of wall time alone on a CPU, want 3024", k.RunMeanUs)
 	}
-	if k.PeriodMeanUs < 6000 || k.PeriodMeanUs > 6100 {
-		t.Errorf("a pass lasts %.1f µs, want 6000 and the wake-up", k.PeriodMeanUs)
+	if k.PeriodMeanUs < 6024 || k.PeriodMeanUs > 6124 {
+		t.Errorf("a pass lasts %.1f µs, want 6024 and the wake-up", k.PeriodMeanUs)
 	}
 	for _, row := range r.rows["t-0"] {
 		if row.CPeriod != 0 || row.Slack != 0 || row.WuLat != 0 {

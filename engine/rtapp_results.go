@@ -1,6 +1,13 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"schedplay/rtapp"
+)
 
 // What an rt-app run reports (rtapp_workload.go): per task, the figures of
 // rt-app's per-thread log (thread_body's timing_point_t, written by
@@ -18,6 +25,11 @@ type RTAppResults struct {
 	// nothing simulated (rtapp.Description.Notes: "path: line L col C:
 	// why"), so that none is dropped silently.
 	Ignored []string `json:"ignored,omitzero"`
+	// Notes say how the description was read where readers of rt-app
+	// files differ (a repeated key kept as workgen keeps it), what in it
+	// looks like a slip (a resume that wakes nobody), and a run that
+	// covers only the start of its global.duration.
+	Notes []string `json:"notes,omitzero"`
 }
 
 // RTAppTaskResults are one task's threads' loop passes (rows of rt-app's
@@ -138,10 +150,38 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 	if w.deadlocked {
 		r.Deadlock = w.deadlockReport(s)
 	}
+	var repeated []rtapp.Note
 	for _, n := range w.desc.Notes {
-		r.Ignored = append(r.Ignored, n.Path+": "+n.Pos.String()+": "+n.Msg)
+		line := n.Path + ": " + n.Pos.String() + ": " + n.Msg
+		switch {
+		case strings.HasPrefix(n.Msg, "no-op: "), strings.HasPrefix(n.Msg, "ignored: "):
+			r.Ignored = append(r.Ignored, line)
+		case strings.HasPrefix(n.Msg, rtapp.RepeatedKeyNote):
+			repeated = append(repeated, n)
+		default:
+			r.Notes = append(r.Notes, line)
+		}
+	}
+	if len(repeated) > 0 {
+		// One line for them all: a description written for workgen
+		// repeats many keys.
+		first := repeated[0]
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: %d repeated keys (the first: %s, %s); rt-app alone keeps only each key's last value: number the keys so that both run the same",
+			rtapp.RepeatedKeyNote, len(repeated), first.Path, first.Pos))
+	}
+	if g := int64(w.desc.Global.Duration) * 1000; g > s.sc.DurationMs {
+		r.Notes = append(r.Notes, fmt.Sprintf("global.duration: the description runs %d s; this run covers its first %s (duration_ms): run it from the CLI (up to %d s), or its first %s here",
+			w.desc.Global.Duration, msText(s.sc.DurationMs), MaxCLIDurationMs/1000, msText(s.sc.DurationMs)))
 	}
 	return r
+}
+
+// msText writes ms as whole seconds when it is some, else in ms.
+func msText(ms int64) string {
+	if ms%1000 == 0 {
+		return strconv.FormatInt(ms/1000, 10) + " s"
+	}
+	return strconv.FormatInt(ms, 10) + " ms"
 }
 
 // SetRTAppLog has f receive every loop pass's row of an rtapp workload, from

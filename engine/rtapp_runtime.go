@@ -1,36 +1,57 @@
 package engine
 
-// rt-app's runtime event (rtapp_runtime in run_event, src/rt-app.c) busy-loops
-// in 32 µs chunks of work until its duration of wall time has passed since it
-// began, however much of that time the thread was preempted. The engine runs
-// it as a step of that much CPU time, which ends on time when the thread
-// keeps its CPU, and a timer at the wall-time deadline ends the step early
-// when it did not: at once if the thread is running then, or as soon as it
-// runs again if it is waiting for a CPU (rt-app would finish the chunk under
-// way, up to 32 µs more).
+// rt-app's runtime event (rtapp_runtime in run_event, src/rt-app.c) does
+// work in chunks of 32 µs (loadwait(32)) and reads the clock after each,
+// until its duration of wall time has passed since it began: at least one
+// chunk, and the chunk under way when the time is up is finished. So
+// "runtime": 10 takes a whole chunk, 32 µs, and a thread preempted during
+// its runtime does less work, in whole chunks.
+//
+// The engine runs it as one step of the chunks it needs if it keeps its CPU
+// (the duration rounded up to whole chunks, at least one), and a timer at
+// the wall-time deadline cuts the step to the end of the chunk under way
+// then, which is where rt-app's loop sees the time is up: at once if the
+// thread is exactly at a chunk's end, else when that chunk's work is done,
+// whether the thread is running then or waiting for a CPU.
 
-// runtimeStart begins th's runtime event of ns: the step, and its deadline.
-func (w *rtappWorkload) runtimeStart(s *Sim, th *rtThread, ns int64) {
+// rtappChunkNs is the work between two clock reads: loadwait(32).
+const rtappChunkNs = 32_000
+
+// runtimeStart begins th's runtime event of ns of wall time: it returns the
+// step's CPU time, and arms the deadline.
+func (w *rtappWorkload) runtimeStart(s *Sim, th *rtThread, ns int64) int64 {
 	w.setWait(th, rtRuntime)
+	th.runtimeNs = max(1, (ns+rtappChunkNs-1)/rtappChunkNs) * rtappChunkNs
 	th.wakeAt = s.now + ns
 	s.at(th.wakeAt, evRTApp, 0, th.t.local, 0)
+	return th.runtimeNs
 }
 
-// runtimeDeadline ends th's runtime step, the deadline having come.
+// runtimeDeadline cuts th's runtime step to the end of the chunk under way,
+// the deadline having come. The step is whole chunks and any switch
+// overhead comes before its work, so the chunks' ends are whole chunks
+// before the step's end: the chunks that have not begun are cut, keeping
+// the first.
 func (w *rtappWorkload) runtimeDeadline(s *Sim, th *rtThread) {
 	t := th.t
 	if !t.hasStep {
 		return // the step is over: its end is being handled
 	}
-	if c := s.cpus[t.cpu]; c.cur == t && c.state == CPURunning {
-		// Running: the step ends now. Its pending end (and any preemption
-		// timer) carry the old generation and are dropped.
-		c.gen++
-		c.stepEndNs = s.now
-		s.at(s.now, evStepEnd, c.id, 0, c.gen)
-		return
+	c := s.cpus[t.cpu]
+	running := c.cur == t && c.state == CPURunning
+	left := t.remainingNs // waiting for a CPU, or paused by an interrupt
+	if running {
+		left = max(c.stepEndNs-s.now, 0)
 	}
-	// Waiting for a CPU, or paused by an interrupt: nothing is left of the
-	// step when it resumes.
-	t.remainingNs = 0
+	cut := min(left/rtappChunkNs, th.runtimeNs/rtappChunkNs-1) * rtappChunkNs
+	if cut <= 0 {
+		return // the step ends with the chunk under way anyway
+	}
+	th.runtimeNs -= cut
+	t.remainingNs = left - cut
+	if running {
+		// The step's pending end (and any preemption timer) carry the old
+		// generation and are dropped; runStep arms them again.
+		s.runStep(c, 0)
+	}
 }

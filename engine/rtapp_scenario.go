@@ -17,12 +17,16 @@ import (
 //	workload.rtapp: tasks.t0.phases.p1.run0: line 12 col 9: want an integer number of µs, got "ten"
 //
 // The run's horizon is always the scenario's duration_ms. A global.duration
-// above 0 (rt-app stops every thread after that many seconds) must agree
-// with it: 1000 × global.duration = duration_ms, or Validate fails naming
-// both, so a description never silently runs for another time than it
-// says. A global.duration of -1 (rt-app's default: run until every thread
-// ends) or 0 leaves duration_ms alone. The CLI, wrapping a bare rt-app file
-// in a scenario, sets duration_ms from global.duration.
+// above 0 is how long rt-app lives (its main sleeps that long, then stops
+// every thread, even when they all finished before): the run goes on to
+// the horizon whatever the threads do, so its rates cover the duration.
+// duration_ms may be shorter, to run the description's start (the page and
+// shares cannot run more than MaxDurationMs, and the results say so), but
+// not longer: rt-app would have stopped. A global.duration of -1 (rt-app's
+// default) or 0 means no limit, as in rt-app: the run ends when every
+// thread has ended, or at duration_ms. The CLI, wrapping a bare rt-app file
+// in a scenario, sets duration_ms from global.duration, up to
+// MaxCLIDurationMs.
 //
 // Refused, since the engine has no such thing to map them to:
 //   - an affinity ("cpus", of a task or a phase) other than exactly one CPU
@@ -58,8 +62,8 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, policy string) (*rtap
 	if err != nil {
 		return nil, fieldErr(path, "%v", err)
 	}
-	if g := d.Global.Duration; g > 0 && int64(g)*1000 != durationMs {
-		return nil, fieldErr(path, "global.duration: %d s disagrees with duration_ms=%d: the run lasts duration_ms; set it to %d or remove global.duration", g, durationMs, int64(g)*1000)
+	if g := d.Global.Duration; g > 0 && int64(g)*1000 < durationMs {
+		return nil, fieldErr(path, "global.duration: rt-app stops at %d s, before duration_ms=%d ends the run: set duration_ms to %d (or less, to run its start) or remove global.duration", g, durationMs, int64(g)*1000)
 	}
 	at := func(p string, pos rtapp.Pos, format string, args ...any) error {
 		return fieldErr(path, "%s: %s: %s", p, pos, fmt.Sprintf(format, args...))

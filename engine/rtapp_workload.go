@@ -29,10 +29,9 @@ import (
 //   - run: a step of that much CPU time. rt-app's run is a fixed amount of
 //     work, calibrated to take that long on the fastest CPU: every simulated
 //     CPU has the same speed, so it is CPU time.
-//   - runtime busy-loops until that much wall time has passed: a step of
-//     that much CPU time that a timer ends at the wall-time deadline
-//     (rtapp_runtime.go). For both, the log's "run" column is the wall time
-//     the event took.
+//   - runtime busy-loops in 32 µs chunks of work until that much wall time
+//     has passed, at least one chunk (rtapp_runtime.go). For both, the log's
+//     "run" column is the wall time the event took.
 //   - sleep: blocks that long (nanosleep); a timer interrupt on the thread's
 //     CPU wakes it, as the hrtimer that ends a nanosleep does.
 //   - timer: rt-app's periodic timer (rtapp_timer). Its next expiry starts at
@@ -44,19 +43,13 @@ import (
 //     the event is reached; wu_lat, the time from the expiry to the thread
 //     running again. A ref starting with "unique" is one timer per thread;
 //     other refs are one timer shared by every thread that names it.
-//   - lock/unlock: a mutex; lock blocks while another thread holds it, and
-//     unlock hands it to the longest waiter (FIFO) and wakes it.
-//   - wait, signal, broad, sync: a condition variable with its mutex. wait
-//     releases the mutex and blocks; signal moves the longest waiter, broad
-//     every waiter, to the mutex's queue (the signaller holds it, so they
-//     run once it is unlocked); sync is signal then wait.
-//   - barrier: blocks until the barrier's participants (the instances of
-//     every task naming it) have all arrived; the last one releases them all
-//     at once and goes on.
-//   - suspend blocks until a resume names the thread's task; resume wakes
-//     every thread of that task suspended then (a resume finding none is
-//     lost, as a condvar broadcast is).
-//   - sem_post/sem_wait: a counting semaphore starting at 0.
+//   - lock/unlock, wait, signal, broad, sync, barrier, suspend, resume,
+//     sem_post, sem_wait: glibc's mutexes, condition variables and
+//     semaphores, and rt-app's barrier and suspend built of them
+//     (rtapp_sync.go). An unlock wakes a sleeper but hands nothing over:
+//     whoever asks first when the lock is free takes it. suspend and resume
+//     name a shared condition variable (and mutex): resume wakes every
+//     thread suspended on its name then, and a resume finding none is lost.
 //   - yield: sched_yield. The thread gives the CPU to its runqueue's next
 //     thread, if there is one, at once (Sim.yielding); alone, it goes on.
 //
@@ -84,11 +77,11 @@ const (
 	rtSpin                  // rtappIdlePassNs is under way
 	rtSleep                 // asleep until wakeAt
 	rtTimer                 // asleep until its timer's expiry, wakeAt
-	rtGranted               // woken by another thread (mutex handed over, barrier, resume, post)
+	rtGranted               // woken by another thread: tries its event's step again when it runs
 	rtLock                  // blocked on mutex res
 	rtCond                  // blocked on condition variable res (its mutex released)
-	rtBarrier               // blocked on barrier res
-	rtSuspend               // suspended until a resume of its task
+	rtBarrier               // waiting on barrier res's condition variable (res: the condition variable)
+	rtSuspend               // suspended on condition variable res until a resume of its name
 	rtSem                   // blocked on semaphore res
 	rtDone                  // finished its loops
 	numRTWaits
@@ -99,10 +92,15 @@ func (w rtWait) blockedOnThread() bool { return w >= rtLock && w <= rtSem }
 
 // rtEvent is an rtapp.Event compiled for the engine.
 type rtEvent struct {
-	kind  rtapp.Kind
-	ns    int64 // run, runtime, sleep: the duration; timer: the period
-	res   int   // index of the resource in its kind's table (timer: shared or unique), task of resume/suspend
-	mutex int   // wait, sync: the mutex
+	kind rtapp.Kind
+	ns   int64 // run, runtime, sleep: the duration; timer: the period
+	// res is the index of the resource in its kind's table: the condition
+	// variable of wait, signal, broad, sync, suspend and resume, the
+	// barrier, the semaphore, the timer (shared or unique).
+	res int
+	// mutex: of lock and unlock, the one wait and sync hold, the one of
+	// suspend's and resume's name.
+	mutex int
 	// timer only
 	unique, relative bool
 }
@@ -129,12 +127,21 @@ type rtTask struct {
 // rtThread is one thread instance: where it is in its script, and the loop
 // pass being recorded (rt-app's log_data_t).
 type rtThread struct {
-	t                 *thread
-	task              int
-	wait              rtWait
-	res               int   // the resource it waits for (rtLock..rtSem)
-	mutex             int   // rtCond: the mutex to take back when signalled
-	wakeAt            int64 // rtStart, rtSleep, rtTimer, rtRuntime: when its timer fires
+	t      *thread
+	task   int
+	wait   rtWait
+	res    int   // the resource it waits for (rtLock..rtSem)
+	mutex  int   // rtCond: the mutex to take back when signalled
+	wakeAt int64 // rtStart, rtSleep, rtTimer, rtRuntime: when its timer fires
+	// sub is the step of a synchronisation event made of several (wait:
+	// sleep, then take the mutex back; rtapp_sync.go) that th is at.
+	sub int
+	// retry: th was woken from a mutex's word and takes it, when free, as
+	// __lll_lock_wait does (leaving the word at 2).
+	retry bool
+	// runtimeNs is the CPU time the runtime event under way runs: its
+	// chunks so far, and the one under way (rtapp_runtime.go).
+	runtimeNs         int64
 	phase, phaseLoop  int
 	loop              int // passes over all phases done (thread_loop)
 	ev                int // next event of the phase
@@ -165,9 +172,15 @@ type rtappWorkload struct {
 	finished int
 	// stats, by task.
 	stats []rtStats
-	// deadlocked: the run ended because every thread not done waited for
-	// another (deadlockReport describes them).
+	// deadlocked: every thread not done waited for another, from
+	// deadlockNs on (deadlockReport describes them). Without a
+	// global.duration the run ended then.
 	deadlocked bool
+	deadlockNs int64
+	// pLoad is rt-app's calibration, ns per loop of its busy work: the
+	// file's global.calibration when it is a number, else 1 (perf, the
+	// log's work column: rtapp_results.go).
+	pLoad int64
 	// log receives every loop pass's row (Sim.SetRTAppLog), or is nil.
 	log func(RTAppLogRow)
 }
@@ -177,6 +190,10 @@ type rtappWorkload struct {
 type rtNames struct {
 	mutexes, conds, barriers, sems, timers, unique []string
 	participants                                   []int // by barrier
+	// barMutex and barCond are each barrier's own mutex and condition
+	// variable (res.barrier.m_obj, c_obj), in the tables after the
+	// description's.
+	barMutex, barCond []int
 }
 
 func newRTAppWorkload(s *Sim) *rtappWorkload {
@@ -236,14 +253,6 @@ func rtappShell(s *Sim) *rtappWorkload {
 		*list = append(*list, name)
 		return len(*list) - 1
 	}
-	taskIdx := func(name string) int {
-		for i, t := range d.Tasks {
-			if t.Name == name {
-				return i
-			}
-		}
-		return -1
-	}
 	nm := &w.names
 	first := 0
 	for _, t := range d.Tasks {
@@ -256,18 +265,21 @@ func rtappShell(s *Sim) *rtappWorkload {
 				ev := rtEvent{kind: e.Kind, ns: e.Duration * 1000, res: -1, mutex: -1}
 				switch e.Kind {
 				case rtapp.Lock, rtapp.Unlock:
-					ev.res = index("mutex", &nm.mutexes, e.Ref)
+					ev.mutex = index("mutex", &nm.mutexes, e.Ref)
 				case rtapp.Wait, rtapp.Sync:
 					ev.res = index("cond", &nm.conds, e.Ref)
 					ev.mutex = index("mutex", &nm.mutexes, e.Mutex)
 				case rtapp.Signal, rtapp.Broad:
 					ev.res = index("cond", &nm.conds, e.Ref)
+				case rtapp.Suspend, rtapp.Resume:
+					// A condition variable and a mutex of that name
+					// (rtapp_wait and rtapp_mutex resources).
+					ev.res = index("cond", &nm.conds, e.Ref)
+					ev.mutex = index("mutex", &nm.mutexes, e.Ref)
 				case rtapp.Barrier:
 					ev.res = index("barrier", &nm.barriers, e.Ref)
 				case rtapp.SemPost, rtapp.SemWait:
 					ev.res = index("sem", &nm.sems, e.Ref)
-				case rtapp.Resume:
-					ev.res = taskIdx(e.Ref)
 				case rtapp.Timer:
 					ev.unique, ev.relative = e.Unique, e.Mode != rtapp.Absolute
 					if e.Unique {
@@ -287,6 +299,19 @@ func rtappShell(s *Sim) *rtappWorkload {
 		if i, ok := idx["barrier"][b.Name]; ok {
 			nm.participants[i] = b.Participants
 		}
+	}
+	// Each barrier's own mutex and condition variable, after the
+	// description's (whose names they cannot take: these are not looked
+	// up by name).
+	for _, b := range nm.barriers {
+		nm.barMutex = append(nm.barMutex, len(nm.mutexes))
+		nm.mutexes = append(nm.mutexes, "barrier "+b)
+		nm.barCond = append(nm.barCond, len(nm.conds))
+		nm.conds = append(nm.conds, "barrier "+b)
+	}
+	w.pLoad = 1
+	if d.Global.CalibrationNs > 0 {
+		w.pLoad = int64(d.Global.CalibrationNs)
 	}
 	return w
 }
@@ -312,8 +337,13 @@ func (w *rtappWorkload) next(s *Sim, t *thread) (int64, bool) {
 	switch th.wait {
 	case rtStart:
 		th.passStart = s.now
-	case rtRun, rtRuntime:
+	case rtRun:
 		th.runNs += s.now - th.runStart
+		th.ev++
+	case rtRuntime:
+		th.runNs += s.now - th.runStart
+		// Each chunk is loadwait(32): 32 / p_load of work.
+		th.perf += th.runtimeNs / rtappChunkNs * (rtappChunkNs / 1000 / w.pLoad)
 		th.ev++
 	case rtTimer:
 		th.wuLat += s.now - th.wakeAt
@@ -321,8 +351,11 @@ func (w *rtappWorkload) next(s *Sim, t *thread) (int64, bool) {
 	case rtYield:
 		yielded = true
 		th.ev++
-	case rtSleep, rtGranted:
+	case rtSleep:
 		th.ev++
+	case rtGranted:
+		// Woken from a sleep on a synchronisation object: exec runs the
+		// event's step again.
 	case rtSpin:
 		th.passStart = s.now
 	case rtDone:
@@ -354,16 +387,17 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 		}
 		e := &ph.events[th.ev]
 		switch e.kind {
-		case rtapp.Run, rtapp.Runtime:
+		case rtapp.Run:
+			// loadwait: the work done is exec / p_load.
 			th.cDur += e.ns
-			th.perf += e.ns / 1000
+			th.perf += e.ns / 1000 / w.pLoad
 			th.runStart = s.now
-			if e.kind == rtapp.Runtime && e.ns > 0 {
-				w.runtimeStart(s, th, e.ns)
-			} else {
-				w.setWait(th, rtRun)
-			}
+			w.setWait(th, rtRun)
 			return e.ns, false
+		case rtapp.Runtime:
+			th.cDur += e.ns
+			th.runStart = s.now
+			return w.runtimeStart(s, th, e.ns), false
 		case rtapp.Sleep:
 			if e.ns > 0 {
 				w.sleepUntil(s, th, rtSleep, s.now+e.ns)
@@ -456,18 +490,25 @@ func (w *rtappWorkload) finish(s *Sim, th *rtThread) {
 }
 
 // checkEnd ends the run when every thread is done (rt-app exits) or every one
-// not done waits for another (a deadlock).
+// not done waits for another (a deadlock: none ever will be woken). With a
+// global.duration rt-app's main sleeps that long whatever its threads do
+// (main in src/rt-app.c), so the run goes on to its horizon: a deadlock is
+// recorded, not an end.
 func (w *rtappWorkload) checkEnd(s *Sim) {
 	if s.finishedNs >= 0 || len(w.thr) == 0 {
 		return
 	}
-	if w.finished == len(w.thr) {
-		s.finishedNs = s.now
-		return
-	}
-	if w.finished+w.sync.blocked == len(w.thr) {
-		w.deadlocked = true
-		s.finishedNs = s.now
+	lives := w.desc.Global.Duration > 0
+	switch {
+	case w.finished == len(w.thr):
+		if !lives {
+			s.finishedNs = s.now
+		}
+	case !w.deadlocked && w.finished+w.sync.blocked == len(w.thr):
+		w.deadlocked, w.deadlockNs = true, s.now
+		if !lives {
+			s.finishedNs = s.now
+		}
 	}
 }
 

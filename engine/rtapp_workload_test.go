@@ -328,7 +328,7 @@ func TestRTAppDeadlock(t *testing.T) {
 		{"wait with no signal", `{"tasks": {"w": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m"}}}`,
 			[]string{`w-0 w wait "c" (mutex "m"): no signal can come`}},
 		{"suspend with no resume", `{"tasks": {"s": {"instance": 2, "run": 10, "suspend": "s"}}}`,
-			[]string{`s-0 s suspend: no resume of "s" can come`, `s-1 s suspend: no resume of "s" can come`}},
+			[]string{`s-0 s suspend on "s": no resume of "s" can come`, `s-1 s suspend on "s": no resume of "s" can come`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runRTApp(t, tc.src)

@@ -40,6 +40,21 @@ type Scenario struct {
 	// figures of this scenario cannot confirm the model, so calibration does not
 	// count them as hits.
 	Fitted map[string]string `json:"fitted,omitzero"`
+
+	// maxDurationMs is how long a run of this scenario may be: 0 is
+	// MaxDurationMs, what the page and shares run; the CLI decodes with
+	// DecodeScenarioUpTo(MaxCLIDurationMs, ...). It is no part of the
+	// document: a scenario read anywhere else keeps the page's limit.
+	maxDurationMs int64
+}
+
+// DurationLimitMs is the longest duration_ms sc may have: MaxDurationMs
+// unless it was decoded with a longer limit (DecodeScenarioUpTo).
+func (sc *Scenario) DurationLimitMs() int64 {
+	if sc.maxDurationMs > 0 {
+		return sc.maxDurationMs
+	}
+	return MaxDurationMs
 }
 
 // Arm is one side of an A/B comparison: a label and knob overrides (path -> value).
@@ -343,9 +358,13 @@ type Dist struct {
 // Limits bound every scenario, whatever front end it comes from (CLI, URL, share
 // API), so that a browser tab stays responsive and memory stays bounded.
 const (
-	MaxVCPUs            = 128
-	MaxClients          = 4096
-	MaxDurationMs       = 120_000 // two simulated minutes
+	MaxVCPUs      = 128
+	MaxClients    = 4096
+	MaxDurationMs = 120_000 // two simulated minutes
+	// MaxCLIDurationMs is the CLI's limit (DecodeScenarioUpTo): an hour, for
+	// rt-app's long use cases (600 s) and the like. The series still has at
+	// most MaxDurationMs buckets.
+	MaxCLIDurationMs    = 3_600_000
 	MaxSpinIterations   = 100_000_000
 	MaxCostNs           = 10_000_000 // any single platform cost: 10 ms
 	MaxServiceUs        = 1_000_000

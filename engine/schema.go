@@ -59,7 +59,10 @@ type Knob struct {
 	// (sched.policy=scx needs a policy's source, which a page control cannot
 	// give).
 	accepts []string
-	get     func(sc *Scenario) reflect.Value
+	// durationBound: the knob's Max is MaxDurationMs (or just under it),
+	// and grows with a scenario's longer limit (Scenario.DurationLimitMs).
+	durationBound bool
+	get           func(sc *Scenario) reflect.Value
 }
 
 // Applies reports whether the knob changes anything in sc: the page shows only the
@@ -269,7 +272,11 @@ func (v *validator) checkRanges(sc *Scenario) {
 			if val.Kind() == reflect.Uint64 {
 				continue // the seed: any 64-bit value
 			}
-			v.intRange(k.Path, val.Int(), int64(k.Min), int64(k.Max))
+			hi := int64(k.Max)
+			if k.durationBound {
+				hi += sc.DurationLimitMs() - MaxDurationMs
+			}
+			v.intRange(k.Path, val.Int(), int64(k.Min), hi)
 		case KindFloat:
 			v.floatRange(k.Path, val.Float(), k.Min, k.Max)
 		case KindChoice:

@@ -16,6 +16,12 @@ func (sc *Scenario) Validate() error {
 	v.checkRanges(sc)
 
 	v.intRange("warmup_ms", sc.WarmupMs, 0, sc.DurationMs-1)
+	// The series has at most MaxDurationMs buckets (the page's longest run
+	// at 1 ms), however long a CLI run is.
+	if sc.SeriesIntervalMs > 0 && sc.DurationMs/sc.SeriesIntervalMs > MaxDurationMs {
+		v.fail("series_interval_ms", "%d makes %d buckets of the %d ms run, above the limit %d: raise it to %d or more",
+			sc.SeriesIntervalMs, sc.DurationMs/sc.SeriesIntervalMs, sc.DurationMs, MaxDurationMs, (sc.DurationMs+MaxDurationMs-1)/MaxDurationMs)
+	}
 	// A knob naming a vCPU must name one the machine has.
 	for _, k := range Knobs() {
 		if k.CPUIndex {

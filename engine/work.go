@@ -53,11 +53,11 @@ func EstimateEvents(sc Scenario) (int64, error) {
 	if fw, ok := s.wl.(finiteWorkload); ok {
 		done, total := fw.progress()
 		if done == 0 {
-			return MaxEvents + 1, nil // no progress at all in the probe: refuse
+			return unboundedEvents, nil // no progress at all in the probe: refuse
 		}
 		return int64(float64(s.events) * float64(total) / float64(done)), nil
 	}
-	byTime := float64(MaxEvents + 1)
+	byTime := float64(unboundedEvents)
 	if s.now > 0 {
 		byTime = float64(s.events) * float64(s.end) / float64(s.now)
 	}
@@ -67,8 +67,12 @@ func EstimateEvents(sc Scenario) (int64, error) {
 	}
 	left := float64(s.end-s.now) / 1e9
 	byLoad := float64(s.events) + maxTxnPerS(sc)*perTxn*left
-	return int64(min(max(byTime, byLoad), 1e18)), nil
+	return int64(min(max(byTime, byLoad), unboundedEvents)), nil
 }
+
+// unboundedEvents is the estimate of a run the probe saw make no progress:
+// above every limit CheckWork applies.
+const unboundedEvents = 1e18
 
 // maxTxnPerS bounds a steady workload's completions per second: each client
 // waits at least its round trips, CPU time and commit per transaction, and the
@@ -121,11 +125,14 @@ func CheckRunnable(sc Scenario) error {
 // a FieldError naming the fields that make it long.
 func CheckWork(sc Scenario) error {
 	n, err := EstimateEvents(sc)
-	if err != nil || n <= MaxEvents {
+	// A scenario allowed a longer run (the CLI's) may take as many more
+	// events.
+	most := float64(MaxEvents) * float64(sc.DurationLimitMs()) / MaxDurationMs
+	if err != nil || float64(n) <= most {
 		return err
 	}
 	est := "about " + strconv.FormatFloat(float64(n), 'g', 2, 64) + " events"
-	limit := " (the limit is " + strconv.FormatFloat(MaxEvents, 'g', 2, 64) + ")"
+	limit := " (the limit is " + strconv.FormatFloat(most, 'g', 2, 64) + ")"
 	if sc.Workload.Kind == WorkloadHackbench {
 		hb := sc.Workload.Hackbench
 		msgs := int64(hb.Groups) * int64(hb.FDs) * int64(hb.FDs) * int64(hb.Loops)
