@@ -32,7 +32,8 @@ func (s source) decode(sets ...string) (engine.Scenario, error) {
 			return engine.Scenario{}, fmt.Errorf("%s: %w", s.label, err)
 		}
 	}
-	sc, err := engine.DecodeScenario(data, sets...)
+	// The command line runs what a browser tab cannot: up to an hour.
+	sc, err := engine.DecodeScenarioUpTo(engine.MaxCLIDurationMs, data, sets...)
 	if err != nil {
 		return engine.Scenario{}, fmt.Errorf("%s: %w", s.label, err)
 	}

@@ -3,10 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"schedplay/engine"
 	"schedplay/rtapp"
@@ -38,6 +39,9 @@ func writeRTAppTable(b *strings.Builder, r engine.RTAppResults) {
 			timed(k.SlackMinUs), fmt.Sprint(k.Overruns))
 	}
 	t.write(b)
+	for _, n := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
 	for _, n := range r.Ignored {
 		fmt.Fprintf(b, "ignored: %s\n", n)
 	}
@@ -134,7 +138,7 @@ func (l *rtappLog) close() error {
 
 // runRTAppLogged runs sc with its rt-app log written to dir (and, with a
 // trace path, the trace).
-func runRTAppLogged(sc engine.Scenario, dir string, tf traceFlags, compile engine.ScxCompiler) (engine.Results, error) {
+func runRTAppLogged(sc engine.Scenario, dir string, tf traceFlags, compile engine.ScxCompiler, progress io.Writer) (engine.Results, error) {
 	sim, err := engine.NewSimScx(sc, compile)
 	if err != nil {
 		return engine.Results{}, err
@@ -147,7 +151,7 @@ func runRTAppLogged(sc engine.Scenario, dir string, tf traceFlags, compile engin
 		err = writeTrace(sim, tf)
 	} else {
 		sim.SetVisual(false)
-		sim.Run()
+		runWithProgress(sim, progress, time.Now)
 	}
 	if cerr := l.close(); err == nil {
 		err = cerr

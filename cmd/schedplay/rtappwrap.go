@@ -22,8 +22,9 @@ import (
 //   - sched.policy linux: rt-app is a Linux tool;
 //   - warmup_ms 0: rt-app's figures cover the whole run;
 //   - duration_ms 1000 × global.duration when the file sets it above 0
-//     (engine/rtapp_scenario.go: the two must agree), else the default
-//     scenario's 2000 ms.
+//     (engine/rtapp_scenario.go: rt-app lives that long), up to the CLI's
+//     limit, engine.MaxCLIDurationMs (the results say when the run covers
+//     only the start), else the default scenario's 2000 ms.
 //
 // Errors in the file are reported as the scenario's, on workload.rtapp:
 // "my.json: workload.rtapp: tasks.t.run: line 3 col 10: ...".
@@ -41,7 +42,7 @@ func wrapRTApp(data []byte, name string) ([]byte, error) {
 	sc.WarmupMs = 0
 	if d, err := rtapp.Decode(data); err == nil && d.Global.Duration > 0 {
 		// An error is left for Validate to report with its position.
-		sc.DurationMs = int64(d.Global.Duration) * 1000
+		sc.DurationMs = min(int64(d.Global.Duration)*1000, engine.MaxCLIDurationMs)
 	}
 	// The other workload fields keep their defaults, which rtapp ignores.
 	sc.Workload.Kind, sc.Workload.RTApp = engine.WorkloadRTApp, string(data)

@@ -60,8 +60,8 @@ func TestRunRTAppFile(t *testing.T) {
 		err  string
 	}{
 		{"CPU off the default machine", nil, file + ": workload.rtapp: tasks.t.cpus: line 3 col 12: CPU 6: the machine has 4 vCPUs (0..3)"},
-		{"--set duration_ms disagreeing", []string{"--set", "machine.vcpus=8", "--set", "duration_ms=3000"},
-			file + ": workload.rtapp: global.duration: 2 s disagrees with duration_ms=3000"},
+		{"--set duration_ms past rt-app's end", []string{"--set", "machine.vcpus=8", "--set", "duration_ms=3000"},
+			file + ": workload.rtapp: global.duration: rt-app stops at 2 s, before duration_ms=3000 ends the run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newTestApp(t, fakeSim)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"time"
 
 	"schedplay/engine"
 )
@@ -52,7 +53,7 @@ func (a *app) cmdRun(args []string) error {
 		if cf.used() {
 			return &usageError{fs, errors.New("--rtapp-log writes a whole run's log: it does not combine with --checkpoint-at or --from")}
 		}
-		res, err := runRTAppLogged(sc, logDir, tf, pf.compiler())
+		res, err := runRTAppLogged(sc, logDir, tf, pf.compiler(), a.stderr)
 		if err != nil {
 			return err
 		}
@@ -77,6 +78,15 @@ func (a *app) cmdRun(args []string) error {
 // results are read from the finished simulation afterwards. compile compiles a
 // sched_ext policy's source (sched.policy=scx), which a.simulate does not run.
 func (a *app) runOne(sc engine.Scenario, tf traceFlags, compile engine.ScxCompiler) (engine.Results, error) {
+	if tf.path == "" && sc.DurationMs > engine.MaxDurationMs {
+		sim, err := engine.NewSimScx(sc, compile)
+		if err != nil {
+			return engine.Results{}, err
+		}
+		sim.SetVisual(false)
+		runWithProgress(sim, a.stderr, time.Now)
+		return sim.Results(), nil
+	}
 	if tf.path == "" {
 		if sc.Sched.Policy == "scx" {
 			return runScx(sc, compile)
