@@ -60,6 +60,10 @@ type WorkloadArm struct {
 	Tasks    []engine.RTAppTaskResults `json:"tasks"`
 	Deadlock string                    `json:"deadlock,omitzero"`
 	Ignored  []string                  `json:"ignored,omitzero"`
+	// Notes: how the description was read where readers differ, slips,
+	// and a run that covers only the start of its global.duration
+	// (engine.RTAppResults.Notes).
+	Notes []string `json:"notes,omitzero"`
 }
 
 // WorkloadExample is one example description the editor offers.
@@ -79,7 +83,9 @@ func setRTApp(sc *engine.Scenario, desc string) {
 	sc.Workload.Kind, sc.Workload.RTApp = engine.WorkloadRTApp, desc
 	sc.WarmupMs, sc.DurationMs, sc.Published = 0, rtappDefaultDurationMs, nil
 	if d, err := rtapp.Decode([]byte(desc)); err == nil && d.Global.Duration > 0 {
-		sc.DurationMs = int64(d.Global.Duration) * 1000
+		// A page runs at most MaxDurationMs: a longer description runs its
+		// start, and its results say so (run it from the CLI for all).
+		sc.DurationMs = min(int64(d.Global.Duration)*1000, engine.MaxDurationMs)
 	}
 }
 
@@ -154,7 +160,7 @@ func (m *Model) workloadUI() WorkloadUI {
 		if a.inWarmup {
 			r = a.warmup.RTApp
 		}
-		wa := WorkloadArm{Arm: string(rune('A' + i)), Tasks: r.Tasks, Ignored: r.Ignored}
+		wa := WorkloadArm{Arm: string(rune('A' + i)), Tasks: r.Tasks, Ignored: r.Ignored, Notes: r.Notes}
 		if d := r.Deadlock; len(d.Threads) > 0 {
 			var parts []string
 			for _, t := range d.Threads {
