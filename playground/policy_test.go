@@ -9,6 +9,7 @@ import (
 	"schedplay/engine"
 	"schedplay/playground"
 	"schedplay/playground/runner"
+	"schedplay/scxstar"
 )
 
 // fakeCompile stands in for the Starlark binding (which the playground does
@@ -27,13 +28,20 @@ func fakeCompile(name, src string, _ int64) (engine.ScxOps, error) {
 // runner that can, counting how often it is started.
 func newPolicyModel(t *testing.T, frag string) (*playground.Model, *int) {
 	t.Helper()
+	return newPolicyModelCompiling(t, frag, fakeCompile)
+}
+
+// newPolicyModelCompiling is newPolicyModel with the policy runner's
+// compiler: fakeCompile, or the real binding (scxstar.CompilerNamed).
+func newPolicyModelCompiling(t *testing.T, frag string, compile engine.ScxCompiler) (*playground.Model, *int) {
+	t.Helper()
 	c := &fakeClock{step: 0.01}
 	started := new(int)
 	m := playground.New(playground.Options{Presets: testPresets(t), Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read),
 		RunnerName: "local", PolicyRunner: func() (runner.Runner, string) {
 			*started++
 			l := runner.NewLocal(c.read)
-			l.SetCompiler(fakeCompile)
+			l.SetCompiler(compile)
 			return l, "local (policy)"
 		}})
 	m.Load(frag, nil)
@@ -129,6 +137,27 @@ func TestPolicyErrorBesideBuiltin(t *testing.T) {
 	m.Update(1e6)
 	if u := policyUI(t, m); len(u.Errors) != 0 || u.Title != "fixed" {
 		t.Errorf("after a fix: errors %+v, title %q", u.Errors, u.Title)
+	}
+}
+
+// The editor marks a missing ':' on the line that lacks it, just past its
+// code, as the real binding reports it (scxstar moves go.starlark.net's
+// place, the start of the next line, there), and so does the pane's text.
+func TestPolicyMissingColonMarksItsLine(t *testing.T) {
+	m, _ := newPolicyModelCompiling(t, "#v=1&preset=plain&compare=sched.policy:scx_simple,scx", scxstar.CompilerNamed(playground.PolicyFile))
+	if msg := m.SetPolicy("# broken\ndef enqueue(p, f)  # no colon\n\n    pass\n"); msg != "" {
+		t.Fatal(msg)
+	}
+	m.RunTo(20e6)
+	for i := 1; i < 2000 && m.Playing(); i++ {
+		m.Update(float64(i) * 16)
+	}
+	u := policyUI(t, m)
+	if len(u.Errors) != 1 || u.Errors[0].Line != 2 || u.Errors[0].Col != 18 {
+		t.Fatalf("errors %+v: want one, at line 2 col 18 (past \"def enqueue(p, f)\")", u.Errors)
+	}
+	if !strings.HasPrefix(u.Errors[0].Message, "policy.star:2:18: syntax error: got newline, want ':'") {
+		t.Errorf("message %q", u.Errors[0].Message)
 	}
 }
 

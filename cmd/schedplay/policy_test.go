@@ -49,7 +49,7 @@ func TestRunPolicy(t *testing.T) {
 		where           string // stderr or stdout
 		want            []string
 	}{
-		{"syntax error", "syntax.star", "def enqueue(p, f)\n    pass\n", 2, "stderr", []string{"syntax.star:2:1: syntax error: got newline, want ':'", "sched.scx.source"}},
+		{"syntax error", "syntax.star", "def enqueue(p, f)\n    pass\n", 2, "stderr", []string{"syntax.star:1:18: syntax error: got newline, want ':'", "sched.scx.source"}},
 		{"ejected", "ejected.star", "def enqueue(p, f):\n    scx.dsq_insert(p, 9, scx.SLICE_DFL)\n", 0, "stdout", []string{`"scx_exit"`, "ejected.star:2:", "DSQ 9 was never created"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
