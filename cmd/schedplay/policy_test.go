@@ -45,15 +45,21 @@ func TestRunPolicy(t *testing.T) {
 
 	for _, tc := range []struct {
 		desc, file, src string
+		format          string
 		code            int
 		where           string // stderr or stdout
 		want            []string
 	}{
-		{"syntax error", "syntax.star", "def enqueue(p, f)\n    pass\n", 2, "stderr", []string{"syntax.star:1:18: syntax error: got newline, want ':'", "sched.scx.source"}},
-		{"ejected", "ejected.star", "def enqueue(p, f):\n    scx.dsq_insert(p, 9, scx.SLICE_DFL)\n", 0, "stdout", []string{`"scx_exit"`, "ejected.star:2:", "DSQ 9 was never created"}},
+		{"syntax error", "syntax.star", "def enqueue(p, f)\n    pass\n", "json", 2, "stderr", []string{"syntax.star:1:18: syntax error: got newline, want ':'", "sched.scx.source"}},
+		{"syntax error, table", "syntax.star", "def enqueue(p, f)\n    pass\n", "table", 2, "stderr", []string{"syntax.star:1:18: syntax error: got newline, want ':'", "sched.scx.source"}},
+		{"ejected", "ejected.star", "def enqueue(p, f):\n    scx.dsq_insert(p, 9, scx.SLICE_DFL)\n", "json", 0, "stdout", []string{`"scx_exit"`, "ejected.star:2:", "DSQ 9 was never created"}},
+		// The table's scx_exit.at_ns row is a number: the reason follows the
+		// table, with the policy's file:line:col and its traceback.
+		{"ejected, table", "ejected.star", "# a bad DSQ\ndef enqueue(p, f):\n    scx.dsq_insert(p, 9, scx.SLICE_DFL)\n", "table", 0, "stdout",
+			[]string{"scx_exit.at_ns", "\npolicy ejected at ", "  enqueue: " + filepath.Join(dir, "ejected.star") + ":3:19: dsq_insert: DSQ 9 was never created", "Traceback (most recent call last):"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
-			a := run(t, tc.code, "--policy", write(tc.file, tc.src))
+			a := run(t, tc.code, "--format", tc.format, "--policy", write(tc.file, tc.src))
 			got := a.errOut.String()
 			if tc.where == "stdout" {
 				got = a.out.String()
