@@ -26,3 +26,35 @@ func writeScxExit(b *strings.Builder, x engine.ScxExit) {
 	}
 	b.WriteByte('\n')
 }
+
+// writeScxWaiting lists the tasks the policy left runnable and not running
+// at the end of the run (Results.ScxWaiting): a policy that parks them where
+// nothing runs them shows here, with the DSQ, before its watchdog fires.
+// The engine lists the longest-waiting few; the rest are counted.
+func writeScxWaiting(b *strings.Builder, w engine.ScxWaiting, nowNs int64) {
+	if w.Count == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nstill waiting at the end: %d %s runnable and not running (scx_waiting), the longest-waiting first\n",
+		w.Count, plural(w.Count, "task", "tasks"))
+	t := table{align: "rlrrl"}
+	t.add("pid", "name", "since ms", "waited ms", "where")
+	for _, x := range w.Tasks {
+		since, waited := "?", "?"
+		if x.SinceNs >= 0 {
+			since, waited = num(float64(x.SinceNs)/1e6, false), num(float64(nowNs-x.SinceNs)/1e6, false)
+		}
+		t.add(fmt.Sprint(x.PID), x.Name, since, waited, x.Where)
+	}
+	t.write(b)
+	if rest := w.Count - len(w.Tasks); rest > 0 {
+		fmt.Fprintf(b, "and %d more\n", rest)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
