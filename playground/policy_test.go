@@ -2,6 +2,8 @@ package playground_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,6 +160,54 @@ func TestPolicyMissingColonMarksItsLine(t *testing.T) {
 	}
 	if !strings.HasPrefix(u.Errors[0].Message, "policy.star:2:18: syntax error: got newline, want ':'") {
 		t.Errorf("message %q", u.Errors[0].Message)
+	}
+}
+
+// A policy that parks tasks in a DSQ nothing consumes (the fixture
+// scxstar/testdata/parked.star parks odd pids in DSQ 5) does no error the
+// editor could mark; once a task has waited playground.WaitingAfterNs the
+// editor's section names the parked tasks, since when, and the DSQ.
+func TestPolicyParkedTasksAreNamed(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "scxstar", "testdata", "parked.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newPolicyModelCompiling(t, "#v=1&preset=plain&duration_ms=1500", scxstar.CompilerNamed(playground.PolicyFile))
+	if msg := m.SetPolicy(string(src)); msg != "" {
+		t.Fatal(msg)
+	}
+	play := func(atNs int64) {
+		m.RunTo(atNs)
+		for i := 1; i < 20000 && m.Playing(); i++ {
+			m.Update(float64(i) * 16)
+		}
+		if now := m.State().NowNs; now != atNs {
+			t.Fatalf("the model is at %d ns, want %d", now, atNs)
+		}
+	}
+	play(500e6)
+	if u := policyUI(t, m); len(u.Waiting) != 0 || len(u.Errors) != 0 {
+		t.Fatalf("at 0.5 s: waiting %+v, errors %+v: want nothing shown before a task has waited a second", u.Waiting, u.Errors)
+	}
+	play(1200e6)
+	u := policyUI(t, m)
+	if len(u.Waiting) != 1 || len(u.Errors) != 0 {
+		t.Fatalf("at 1.2 s: waiting %+v, errors %+v: want arm A's parked tasks, no error", u.Waiting, u.Errors)
+	}
+	w := u.Waiting[0]
+	if w.Arm != "A" || w.Count < 1 || len(w.Tasks) == 0 || len(w.Tasks) > engine.ScxWaitingListed {
+		t.Fatalf("waiting %+v", w)
+	}
+	for i, x := range w.Tasks {
+		if x.PID%2 != 1 || x.Where != "DSQ 5" || x.SinceNs < 0 || x.SinceNs > 1200e6-playground.WaitingAfterNs {
+			t.Errorf("task %d: %+v: want an odd pid on DSQ 5, waiting a second or more", i, x)
+		}
+		if i > 0 && x.SinceNs < w.Tasks[i-1].SinceNs {
+			t.Errorf("task %d waited less than task %d: the longest-waiting come first", i-1, i)
+		}
+	}
+	if !strings.Contains(w.Message, "pid "+strconv.Itoa(w.Tasks[0].PID)+" (") || !strings.Contains(w.Message, "on DSQ 5 since ") {
+		t.Errorf("message %q does not name the longest-waiting task and its DSQ", w.Message)
 	}
 }
 
