@@ -275,6 +275,11 @@ type Results struct {
 	// ScxExit says when and why a sched_ext policy was ejected (its error,
 	// or the watchdog); zero when it was not (ScxExit.Ejected).
 	ScxExit ScxExit `json:"scx_exit,omitzero"`
+	// ScxWaiting are the tasks a sched_ext policy (sched.policy=scx, not
+	// ejected) left runnable and not running when the results were taken:
+	// how many, and the longest-waiting with since when and on which DSQ
+	// (scx_waiting.go); zero, and left out of the JSON, when none wait.
+	ScxWaiting ScxWaiting `json:"scx_waiting,omitzero"`
 	// RTApp are an rt-app workload's per-task figures (workload.kind=rtapp;
 	// rtapp_results.go); zero, and left out of the JSON, otherwise.
 	RTApp RTAppResults `json:"rtapp,omitzero"`

@@ -130,9 +130,10 @@ func TestKnobTableMatchesScenario(t *testing.T) {
 			switch {
 			case !f.IsExported():
 				// No part of the document (a front end's duration limit).
-			case prefix+tag == "sched.scx":
-				// A sched_ext policy is a program with its settings, given
-				// whole (--policy, or the scenario's sched.scx), not knobs.
+			case prefix+tag == "sched.scx.source":
+				// A sched_ext policy is a program, given whole (--policy, or
+				// the scenario's sched.scx.source), not a knob; its
+				// watchdog's timeout is one.
 			case prefix+tag == "workload.rtapp":
 				// So is an rt-app description (workload.kind=rtapp).
 			case f.Type.Kind() == reflect.Struct:

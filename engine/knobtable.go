@@ -50,7 +50,7 @@ func knobTable() []Knob {
 		cost("machine.costs.newidle_balance_ns", "newidle balance", "CPU time of one Linux newidle balance that pulls a task", 100, onLinux, "linux policy"),
 
 		{Path: "sched.policy", Kind: KindChoice, Label: "scheduler", Choices: []string{"osv", "scx_simple", "linux"}, accepts: []string{"scx"},
-			Doc: "The guest scheduler: OSv's, sched_ext's scx_simple, or an EEVDF-like Linux reference."},
+			Doc: "The guest scheduler: OSv's, sched_ext's scx_simple, an EEVDF-like Linux reference, or scx: a sched_ext policy written in Starlark, sched.scx.source (the CLI's --policy; docs/policies.md)."},
 		// old and new first: the published comparison, which front ends offer
 		// as the pair of a choice's first two values.
 		{Path: "sched.wake_sync", Kind: KindChoice, Label: "WAKE_SYNC rule", Choices: []string{"old", "new", "proposed"},
@@ -93,10 +93,13 @@ func knobTable() []Knob {
 			applies: onLinux, AppliesTo: "linux policy"},
 		{Path: "sched.scx_slice_us", Kind: KindInt, Label: "scx slice", Unit: "µs", Min: 100, Max: 1_000_000, Log: true,
 			Doc: "The slice scx_simple gives a task (SCX_SLICE_DFL).", applies: onScx, AppliesTo: "scx_simple policy"},
+		{Path: "sched.scx.watchdog_ms", Kind: KindInt, Label: "scx watchdog", Unit: "ms", Min: 0, Max: 60_000, Log: true,
+			Doc:     "The sched_ext watchdog's timeout: a task runnable this long without running ejects the policy. 0 is the kernel's 30 s; otherwise at least 10 ms.",
+			applies: onScxPolicy, AppliesTo: "scx policy"},
 
 		{Path: "workload.kind", Kind: KindChoice, Label: "workload",
 			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs, WorkloadThreadPerConn}, accepts: []string{WorkloadRTApp},
-			Doc: "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, or a server that starts a thread per connection."},
+			Doc: "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, a server that starts a thread per connection, or rtapp: an rt-app description in workload.rtapp."},
 		{Path: "workload.clients", Kind: KindInt, Label: "clients", Min: 0, Max: MaxClients, Log: true,
 			Doc:     "Closed-loop concurrency: client connections (each served by its own backend or worker thread), or writer threads.",
 			applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},

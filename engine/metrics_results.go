@@ -23,6 +23,11 @@ func (s *Sim) ResultsWindow(i int) Results {
 	}
 	if k, ok := s.pol.(*ScxKernel); ok && k.exitNs >= 0 {
 		r.ScxExit = ScxExit{AtNs: k.exitNs, Reason: k.exit}
+	} else if ok && s.sc.Sched.Policy == "scx" {
+		// A policy of the user's, which may park tasks where nothing runs
+		// them; the engine's own scx_simple does not, and its results (which
+		// the calibration's fingerprint digests) stay as they were.
+		r.ScxWaiting = k.waiting()
 	}
 	if winNs > 0 {
 		sec := float64(winNs) / 1e9

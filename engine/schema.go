@@ -69,10 +69,17 @@ type Knob struct {
 // controls that do.
 func (k Knob) Applies(sc Scenario) bool { return k.applies == nil || k.applies(&sc) }
 
+// Values are every value a choice knob takes: its Choices, which front ends
+// offer, then the values it accepts besides them (sched.policy=scx, which
+// needs a policy's source; workload.kind=rtapp, which needs a description).
+// A listing of what --set takes shows them all.
+func (k Knob) Values() []string { return append(slices.Clone(k.Choices), k.accepts...) }
+
 // Applicability conditions, named as the AppliesTo text says them.
 func onKVM(sc *Scenario) bool         { return sc.Machine.Platform == "kvm" }
 func onOSv(sc *Scenario) bool         { return sc.Sched.Policy == "osv" }
 func onScx(sc *Scenario) bool         { return sc.Sched.Policy == "scx_simple" || sc.Sched.Policy == "scx" }
+func onScxPolicy(sc *Scenario) bool   { return sc.Sched.Policy == "scx" }
 func onLinux(sc *Scenario) bool       { return sc.Sched.Policy == "linux" }
 func withClients(sc *Scenario) bool   { return isKind(sc, WorkloadRequestServer, WorkloadCommit) }
 func withRequests(sc *Scenario) bool  { return isKind(sc, WorkloadRequestServer) }

@@ -42,8 +42,81 @@ type PolicyUI struct {
 	// Errors are where the engine refused the policy (it did not compile) or
 	// ejected it (a runtime error, its step budget, the watchdog), per arm.
 	Errors []PolicyError `json:"errors,omitzero"`
+	// Waiting are the arms whose policy has left a task runnable and not
+	// running for WaitingAfterNs or longer: tasks parked where nothing runs
+	// them, which the watchdog ejects only after its timeout (30 s unless
+	// sched.scx.watchdog_ms says less), so a run can do nothing with no
+	// error to show.
+	Waiting []PolicyWaiting `json:"waiting,omitzero"`
 	// Runner says where the arms run ("1 worker (policy)").
 	Runner string `json:"runner"`
+}
+
+// WaitingAfterNs is how long a task waits to run before the editor's section
+// names it: a second of simulated time is far beyond any queueing a working
+// policy gives the playground's workloads, and well inside the watchdog's
+// 30 s, which the presets' runs do not reach.
+const WaitingAfterNs = 1e9
+
+// PolicyWaiting is one arm's tasks waiting to run (engine.ScxWaiting) when
+// the longest of them has waited WaitingAfterNs.
+type PolicyWaiting struct {
+	Arm string `json:"arm"`
+	// Count is every task waiting, however briefly; Tasks are the
+	// longest-waiting few the engine lists, the longest first.
+	Count int           `json:"count"`
+	Tasks []WaitingTask `json:"tasks"`
+	// Message says it in a line: how many wait, and the first few with
+	// since when and where.
+	Message string `json:"message"`
+}
+
+// WaitingTask is one task waiting to run: its pid and name, since when
+// (SinceNs, and written as the page writes times), and on which DSQ.
+type WaitingTask struct {
+	PID     int    `json:"pid"`
+	Name    string `json:"name"`
+	SinceNs int64  `json:"since_ns"`
+	Since   string `json:"since"`
+	Where   string `json:"where"`
+}
+
+// waitingNamed is how many waiting tasks a PolicyWaiting's message names.
+const waitingNamed = 3
+
+// policyWaiting reads an arm's waiting tasks as of nowNs, under a watchdog of
+// watchdogMs (0 for the kernel's 30 s); false when none has waited
+// WaitingAfterNs (or the engine knows no since for the longest).
+func policyWaiting(arm string, w engine.ScxWaiting, nowNs, watchdogMs int64) (PolicyWaiting, bool) {
+	if len(w.Tasks) == 0 || w.Tasks[0].SinceNs < 0 || nowNs-w.Tasks[0].SinceNs < WaitingAfterNs {
+		return PolicyWaiting{}, false
+	}
+	p := PolicyWaiting{Arm: arm, Count: w.Count}
+	var named []string
+	for _, t := range w.Tasks {
+		wt := WaitingTask{PID: t.PID, Name: t.Name, SinceNs: t.SinceNs, Since: "?", Where: t.Where}
+		if t.SinceNs >= 0 {
+			wt.Since = view.SimTime(t.SinceNs)
+		}
+		p.Tasks = append(p.Tasks, wt)
+		if len(named) < waitingNamed {
+			named = append(named, "pid "+strconv.Itoa(t.PID)+" ("+t.Name+") on "+t.Where+" since "+wt.Since)
+		}
+	}
+	tasks := " tasks are"
+	if w.Count == 1 {
+		tasks = " task is"
+	}
+	p.Message = strconv.Itoa(w.Count) + tasks + " runnable and not running; the longest-waiting: " + strings.Join(named, ", ")
+	if rest := w.Count - len(named); rest > 0 {
+		p.Message += ", and " + strconv.Itoa(rest) + " more"
+	}
+	watchdog := "30 s, the kernel's default"
+	if watchdogMs > 0 {
+		watchdog = strconv.FormatInt(watchdogMs, 10) + " ms (sched.scx.watchdog_ms)"
+	}
+	p.Message += ". The watchdog ejects the policy once a task has waited " + watchdog + "."
+	return p, true
 }
 
 // PolicyError is one arm's refusal or ejection of the policy. Line and Col
@@ -198,6 +271,9 @@ func (m *Model) policyUI() PolicyUI {
 			e.Ejected, e.AtNs, e.At = true, x.AtNs, view.SimTime(x.AtNs)
 			u.Errors = append(u.Errors, e)
 		}
+		if w, ok := policyWaiting(name, a.scxWaiting(), a.resultsAt, a.Sc.Sched.Scx.WatchdogMs); ok {
+			u.Waiting = append(u.Waiting, w)
+		}
 	}
 	return u
 }
@@ -217,6 +293,15 @@ func (a *Arm) scxExit() engine.ScxExit {
 		return a.warmup.ScxExit
 	}
 	return a.results.ScxExit
+}
+
+// scxWaiting are the tasks the arm's policy leaves waiting, as of its newest
+// results.
+func (a *Arm) scxWaiting() engine.ScxWaiting {
+	if a.inWarmup {
+		return a.warmup.ScxWaiting
+	}
+	return a.results.ScxWaiting
 }
 
 // policyRunner is how the model starts the policy workers.

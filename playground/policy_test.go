@@ -2,6 +2,8 @@ package playground_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"schedplay/engine"
 	"schedplay/playground"
 	"schedplay/playground/runner"
+	"schedplay/scxstar"
 )
 
 // fakeCompile stands in for the Starlark binding (which the playground does
@@ -27,13 +30,20 @@ func fakeCompile(name, src string, _ int64) (engine.ScxOps, error) {
 // runner that can, counting how often it is started.
 func newPolicyModel(t *testing.T, frag string) (*playground.Model, *int) {
 	t.Helper()
+	return newPolicyModelCompiling(t, frag, fakeCompile)
+}
+
+// newPolicyModelCompiling is newPolicyModel with the policy runner's
+// compiler: fakeCompile, or the real binding (scxstar.CompilerNamed).
+func newPolicyModelCompiling(t *testing.T, frag string, compile engine.ScxCompiler) (*playground.Model, *int) {
+	t.Helper()
 	c := &fakeClock{step: 0.01}
 	started := new(int)
 	m := playground.New(playground.Options{Presets: testPresets(t), Clock: c.read, BudgetMs: 5, Runner: runner.NewLocal(c.read),
 		RunnerName: "local", PolicyRunner: func() (runner.Runner, string) {
 			*started++
 			l := runner.NewLocal(c.read)
-			l.SetCompiler(fakeCompile)
+			l.SetCompiler(compile)
 			return l, "local (policy)"
 		}})
 	m.Load(frag, nil)
@@ -129,6 +139,75 @@ func TestPolicyErrorBesideBuiltin(t *testing.T) {
 	m.Update(1e6)
 	if u := policyUI(t, m); len(u.Errors) != 0 || u.Title != "fixed" {
 		t.Errorf("after a fix: errors %+v, title %q", u.Errors, u.Title)
+	}
+}
+
+// The editor marks a missing ':' on the line that lacks it, just past its
+// code, as the real binding reports it (scxstar moves go.starlark.net's
+// place, the start of the next line, there), and so does the pane's text.
+func TestPolicyMissingColonMarksItsLine(t *testing.T) {
+	m, _ := newPolicyModelCompiling(t, "#v=1&preset=plain&compare=sched.policy:scx_simple,scx", scxstar.CompilerNamed(playground.PolicyFile))
+	if msg := m.SetPolicy("# broken\ndef enqueue(p, f)  # no colon\n\n    pass\n"); msg != "" {
+		t.Fatal(msg)
+	}
+	m.RunTo(20e6)
+	for i := 1; i < 2000 && m.Playing(); i++ {
+		m.Update(float64(i) * 16)
+	}
+	u := policyUI(t, m)
+	if len(u.Errors) != 1 || u.Errors[0].Line != 2 || u.Errors[0].Col != 18 {
+		t.Fatalf("errors %+v: want one, at line 2 col 18 (past \"def enqueue(p, f)\")", u.Errors)
+	}
+	if !strings.HasPrefix(u.Errors[0].Message, "policy.star:2:18: syntax error: got newline, want ':'") {
+		t.Errorf("message %q", u.Errors[0].Message)
+	}
+}
+
+// A policy that parks tasks in a DSQ nothing consumes (the fixture
+// scxstar/testdata/parked.star parks odd pids in DSQ 5) does no error the
+// editor could mark; once a task has waited playground.WaitingAfterNs the
+// editor's section names the parked tasks, since when, and the DSQ.
+func TestPolicyParkedTasksAreNamed(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "scxstar", "testdata", "parked.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newPolicyModelCompiling(t, "#v=1&preset=plain&duration_ms=1500", scxstar.CompilerNamed(playground.PolicyFile))
+	if msg := m.SetPolicy(string(src)); msg != "" {
+		t.Fatal(msg)
+	}
+	play := func(atNs int64) {
+		m.RunTo(atNs)
+		for i := 1; i < 20000 && m.Playing(); i++ {
+			m.Update(float64(i) * 16)
+		}
+		if now := m.State().NowNs; now != atNs {
+			t.Fatalf("the model is at %d ns, want %d", now, atNs)
+		}
+	}
+	play(500e6)
+	if u := policyUI(t, m); len(u.Waiting) != 0 || len(u.Errors) != 0 {
+		t.Fatalf("at 0.5 s: waiting %+v, errors %+v: want nothing shown before a task has waited a second", u.Waiting, u.Errors)
+	}
+	play(1200e6)
+	u := policyUI(t, m)
+	if len(u.Waiting) != 1 || len(u.Errors) != 0 {
+		t.Fatalf("at 1.2 s: waiting %+v, errors %+v: want arm A's parked tasks, no error", u.Waiting, u.Errors)
+	}
+	w := u.Waiting[0]
+	if w.Arm != "A" || w.Count < 1 || len(w.Tasks) == 0 || len(w.Tasks) > engine.ScxWaitingListed {
+		t.Fatalf("waiting %+v", w)
+	}
+	for i, x := range w.Tasks {
+		if x.PID%2 != 1 || x.Where != "DSQ 5" || x.SinceNs < 0 || x.SinceNs > 1200e6-playground.WaitingAfterNs {
+			t.Errorf("task %d: %+v: want an odd pid on DSQ 5, waiting a second or more", i, x)
+		}
+		if i > 0 && x.SinceNs < w.Tasks[i-1].SinceNs {
+			t.Errorf("task %d waited less than task %d: the longest-waiting come first", i-1, i)
+		}
+	}
+	if !strings.Contains(w.Message, "pid "+strconv.Itoa(w.Tasks[0].PID)+" (") || !strings.Contains(w.Message, "on DSQ 5 since ") {
+		t.Errorf("message %q does not name the longest-waiting task and its DSQ", w.Message)
 	}
 }
 

@@ -115,3 +115,42 @@ func runEjected(t *testing.T, src string) engine.Results {
 	}
 	return res
 }
+
+// TestSyntaxErrorAtNewline: a syntax error about a NEWLINE token is reported
+// at the end of the line that token ends, just past its code (where the
+// missing ':' goes), not at column 1 of the line after, where go.starlark.net
+// puts it. Other syntax errors keep go.starlark.net's place.
+func TestSyntaxErrorAtNewline(t *testing.T) {
+	for _, tc := range []struct {
+		desc, src string
+		want      string // the error's start
+	}{
+		{"missing ':' before a body", "def f(p)\n    pass\n", "bad.star:1:9: syntax error: got newline, want ':'"},
+		{"after a trailing comment", "def f(p)  # the callback\n    pass\n", "bad.star:1:9: syntax error: got newline, want ':'"},
+		{"a '#' in a string is not a comment", "X = \"#\"\nif X == \"a#b\"  # c\n    pass\n", "bad.star:2:14: syntax error: got newline, want ':'"},
+		{"an escaped quote in a string", "if X == 'a\\'#'\n    pass\n", "bad.star:1:15: syntax error: got newline, want ':'"},
+		{"blank lines between", "def f(p)\n\n\n    pass\n", "bad.star:1:9: syntax error: got newline, want ':'"},
+		{"a comment line between", "def f(p)\n# the body\n    pass\n", "bad.star:1:9: syntax error: got newline, want ':'"},
+		{"after a line continuation", "def f(p) \\\n   \n    pass\n", "bad.star:1:9: syntax error: got newline, want ':'"},
+		{"a later line", "X = 1\n\ndef enqueue(p, f)\n    pass\n", "bad.star:3:18: syntax error: got newline, want ':'"},
+		{"columns count runes", "# é\nÉ = 1\nif É == 1\n    pass\n", "bad.star:3:10: syntax error: got newline, want ':'"},
+		{"the last line, no body", "def f(p)\n", "bad.star:1:9: syntax error: got newline, want ':'"},
+		// Reported at the NEWLINE token already (its start), which a
+		// trailing comment moves past the code.
+		{"an operand missing", "x = 1 +  # more\n", "bad.star:1:8: syntax error: got newline, want primary expression"},
+		// Not about a NEWLINE token: the places stay.
+		{"end of file", "def f(p)", "bad.star:1:9: syntax error: got end of file, want ':'"},
+		{"a newline in a string", "x = \"abc\n", "bad.star:1:5: syntax error: unexpected newline in string"},
+		{"a bad unindent", "def f(p):\n    return\n  x\n", "bad.star:3:3: syntax error: unindent does not match any outer indentation level"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			_, err := Compile("bad.star", tc.src, 20_000_000)
+			if err == nil {
+				t.Fatal("compiled")
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to start %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -44,7 +45,7 @@ func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: false, Recursion: false}
 	_, prog, err := starlark.SourceProgramOptions(opts, name, src, predeclared.Has)
 	if err != nil {
-		return nil, compileError(err)
+		return nil, compileError(err, src)
 	}
 	p.thread = &starlark.Thread{Name: name, Print: p.print}
 	p.thread.SetMaxExecutionSteps(InitSteps)
@@ -83,12 +84,68 @@ func CompilerNamed(name string) engine.ScxCompiler {
 	return func(_, src string, sliceDflNs int64) (engine.ScxOps, error) { return Compiler(name, src, sliceDflNs) }
 }
 
-func compileError(err error) error {
+func compileError(err error, src string) error {
 	var se syntax.Error
 	if errors.As(err, &se) {
-		return fmt.Errorf("%s: syntax error: %s", se.Pos, se.Msg)
+		place := se.Pos.String()
+		if strings.Contains(se.Msg, "got newline") && se.Pos.Line > 0 && se.Pos.Col > 0 {
+			line, col := newlinePlace(src, int(se.Pos.Line), int(se.Pos.Col))
+			place = fmt.Sprintf("%s:%d:%d", se.Pos.Filename(), line, col)
+		}
+		return fmt.Errorf("%s: syntax error: %s", place, se.Msg)
 	}
 	return err // resolve errors already read "file:line:col: msg"
+}
+
+// newlinePlace moves a syntax error about a NEWLINE token ("got newline,
+// want ':'") from where go.starlark.net reports it to where the token is.
+// The parser reports most errors at its scanner's position, which after a
+// NEWLINE is column 1 of the next line: "def f(p)" with its body below is
+// then reported on the body's line, not on the line that lacks the ':'. A
+// NEWLINE ends the line it is on, so the error goes to that line, just past
+// its code: a trailing comment, a line continuation and trailing spaces are
+// not code, and the ':' (or whatever is wanted) goes before them. Blank and
+// comment-only lines are skipped upwards, as the scanner emits no NEWLINE
+// for them. Line and col are 1-based; col counts runes, as Starlark's do.
+func newlinePlace(src string, line, col int) (int, int) {
+	lines := strings.Split(src, "\n")
+	if col == 1 {
+		line-- // the newline that ended the previous line
+	}
+	for l := min(line, len(lines)); l >= 1; l-- {
+		if code := codeOf(lines[l-1]); code != "" {
+			return l, utf8.RuneCountInString(code) + 1
+		}
+	}
+	return max(line, 1), col
+}
+
+// codeOf is a line without its trailing comment, line continuation and
+// spaces: what a NEWLINE at its end follows. A '#' in a string is not a
+// comment; a string that began on an earlier line (a triple-quoted one) is
+// not seen, so such a line's comment stays in.
+func codeOf(line string) string {
+	var quote byte
+	end := len(line)
+scan:
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0 && c == '\\':
+			i++ // the escaped character
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			end = i
+			break scan
+		}
+	}
+	code := strings.TrimRight(line[:end], " \t\r\f")
+	code = strings.TrimSuffix(code, "\\")
+	return strings.TrimRight(code, " \t\r\f")
 }
 
 // runError reports a Starlark error as file:line:col of the innermost

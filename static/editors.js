@@ -238,7 +238,7 @@
     problems: (p) => (p.errors || []).map((e) => ({
       head: 'Arm ' + e.arm + (e.ejected ? ': ejected at ' + e.at + ', its tasks back on the fair class.' : ': does not compile.'),
       text: e.message,
-    })),
+    })).concat((p.waiting || []).map((w) => ({ head: 'Arm ' + w.arm + ': tasks wait and do not run.', text: w.message }))),
     marks: (p, text) => (text !== p.source ? [] : (p.errors || []).filter((e) => e.line > 0).map((e) => ({
       line: e.line, col: e.col, message: (e.ejected ? 'Ejected at ' + e.at + ': ' : '') + e.message.split('\n')[0],
     }))),

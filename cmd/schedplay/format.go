@@ -171,6 +171,8 @@ func writeRunTable(w io.Writer, sc engine.Scenario, r engine.Results) error {
 		t.add(m.name, num(m.value, m.isInt), unit(m.name))
 	}
 	t.write(&b)
+	writeScxExit(&b, r.ScxExit)
+	writeScxWaiting(&b, r.ScxWaiting, int64(math.Round(r.SimSeconds*1e9)))
 	writeRTAppTable(&b, r.RTApp)
 	if len(r.Series) > 0 {
 		writeSeries(&b, r.Series)

@@ -103,7 +103,8 @@ func (a *app) cmdKnobs(args []string) error {
 func knobRange(k engine.Knob) string {
 	switch k.Kind {
 	case engine.KindChoice:
-		return strings.Join(k.Choices, " | ")
+		// Every value --set takes, not only those a page control offers.
+		return strings.Join(k.Values(), " | ")
 	case engine.KindBool:
 		return "true | false"
 	}
