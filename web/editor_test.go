@@ -6,12 +6,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/andybalholm/brotli"
+
+	"schedplay/web"
 )
 
 // The policy editor (static/editor.js) and its styles (static/editor.css)
@@ -83,6 +88,38 @@ func checkBuilt(t *testing.T, path, want string) {
 		f.Close()
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("%s%s does not hold %s (%v): rebuild", path, sib.ext, path, err)
+		}
+	}
+}
+
+// TestEditorFilesServed: `schedplay serve` sends the editor's script and
+// stylesheet from the repository's bundle with their types, brotli, the
+// cache lifetime of the page's other scripts, and the page's CSP, whose
+// style-src admits the stylesheet (same origin) and nothing inline: the
+// editor's styles must come from the file (web/editor/build.mjs), and a
+// policy that allowed inline styles would hide a return of the <style>
+// element the page once depended on.
+func TestEditorFilesServed(t *testing.T) {
+	s, err := web.NewServer(web.WithStore(web.NewMemStore()), web.WithLogger(slog.New(slog.DiscardHandler)), web.WithStaticDir("../static"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, ctype := range map[string]string{"/editor.css": "text/css; charset=utf-8", "/editor.js": "text/javascript; charset=utf-8"} {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		h := rec.Result().Header
+		if rec.Code != 200 || h.Get("Content-Type") != ctype || h.Get("Content-Encoding") != "br" || h.Get("Cache-Control") != "public, max-age=300" {
+			t.Errorf("GET %s: %d, type %q, encoding %q, cache %q; want 200 %q, br, public, max-age=300",
+				path, rec.Code, h.Get("Content-Type"), h.Get("Content-Encoding"), h.Get("Cache-Control"), ctype)
+		}
+		csp := h.Get("Content-Security-Policy")
+		if csp != web.ContentSecurityPolicy() {
+			t.Errorf("GET %s: CSP %q, want %q", path, csp, web.ContentSecurityPolicy())
+		}
+		if !slices.Contains(strings.Split(csp, "; "), "style-src 'self'") {
+			t.Errorf("GET %s: CSP %q: want style-src 'self' and nothing more", path, csp)
 		}
 	}
 }
