@@ -10,8 +10,8 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLi
 import { EditorState, Compartment } from '@codemirror/state';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
-import { javascript } from '@codemirror/lang-javascript';
-import { indentUnit, bracketMatching, syntaxHighlighting, HighlightStyle } from '@codemirror/language';
+import { javascriptLanguage } from '@codemirror/lang-javascript';
+import { indentUnit, bracketMatching, syntaxHighlighting, HighlightStyle, LanguageSupport } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { tags as t } from '@lezer/highlight';
 import { capture } from './style-mod.js';
@@ -49,8 +49,12 @@ const highlight = HighlightStyle.define([
 
 // languages are the editor's: Starlark policies read as Python, rt-app's
 // "json like" files (comments, trailing commas) as JavaScript, whose grammar
-// takes both where JSON's would mark them as errors.
-const languages = { python: () => python(), json: () => javascript() };
+// takes both where JSON's would mark them as errors. As one expression (the
+// grammar's SingleExpression), not a script: a script's leading "{" is a
+// block, in which '"global": {' is a syntax error, and Enter after such a
+// line indented to column 0; an object's properties indent by one unit.
+const rtapp = javascriptLanguage.configure({ top: 'SingleExpression' });
+const languages = { python: () => python(), json: () => new LanguageSupport(rtapp) };
 
 // extensions are an editor's: the same for every editor of a language but
 // for the hooks, so styleSheet sees the styles create's editors mount.
