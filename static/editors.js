@@ -1,11 +1,10 @@
 // schedplay's editor panels: the user's own sched_ext policy (Starlark) and
 // own workload (an rt-app description), each in an editor (static/editor.js
 // and editor.css, CodeMirror, loaded only when a panel first opens) under the
-// stage. Run
-// hands the text to the model (core.setPolicy, core.setWorkload), which runs
-// it from time zero; the panel marks the lines the engine refused or ejected
-// it at, and keeps edits as a draft in local storage, so a reload loses
-// nothing. A draft never replaces a text the link or share carries: it is
+// stage. Run hands the text to the model (core.setPolicy, core.setWorkload),
+// which runs it from time zero; the panel marks the lines the engine refused
+// or ejected it at, and keeps edits as a draft in local storage, so a reload
+// loses nothing. A draft never replaces a text the link or share carries: it is
 // offered beside it. What runs, and how it went, is the model's (the policy
 // and workload sections: playground/policy.go, playground/workload.go).
 'use strict';
