@@ -11,4 +11,10 @@
 // screenshots in (they go to a temporary directory otherwise). SCHEDPLAY_E2E_URL
 // points the tests at a running server instead of their own (e.g. `schedplay
 // serve`, to check its headers and share API with the page).
+//
+// The tests of typing into the editors (typing_test.go) always build and start
+// `schedplay serve` themselves: the page must work under its
+// Content-Security-Policy, which the stand-in server does not send. They press
+// keys as a keyboard does, and keep screenshots of the typed editors
+// (typed-policy-editor.png, typed-workload-editor.png) as the others do.
 package e2e

@@ -66,8 +66,9 @@
     if (view[name]) fn(view[name]);
   };
   // core() is the model's handle once the wasm runs (null before), and
-  // refresh() mirrors a change made through it at once.
-  window.schedplayPage = { on, core: () => core, refresh: () => refresh() };
+  // refresh() mirrors a change made through it at once; typingIn(target) says
+  // whether a key there is text being typed (no page shortcut may take it).
+  window.schedplayPage = { on, core: () => core, refresh: () => refresh(), typingIn };
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
 
@@ -604,12 +605,25 @@
   window.addEventListener('hashchange', () => refresh());
   document.addEventListener('keydown', (e) => {
     if (!core || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (typingIn(e.target)) return;
     const t = e.target;
-    if (t.closest && t.closest('input, select, textarea, button, a')) return;
+    if (t.closest && t.closest('button, a')) return;
     if (e.key === ' ') { e.preventDefault(); cmd('toggle'); }
     else if (e.key === '.') cmd('step');
     else if (e.key === 'r' || e.key === 'R') cmd('reset');
   });
+
+  // typingIn reports whether a key at target goes into text the user is
+  // typing: a field, a select, or editable content such as the policy and
+  // workload editors (CodeMirror's .cm-content is contenteditable, not a
+  // textarea). There Space, '.' and 'r' are characters, never the page's
+  // shortcuts. The .cm-editor test covers a read-only editor too, where the
+  // keys move the cursor and select text. lesson.js asks the same.
+  function typingIn(target) {
+    if (!target || target.nodeType !== 1) return false;
+    if (target.isContentEditable) return true;
+    return !!(target.closest && target.closest('input, select, textarea, [contenteditable]:not([contenteditable="false"]), .cm-editor'));
+  }
 
   // canvasKey handles keys on the focused canvas: arrows move the selected vCPU,
   // Escape clears it, and the page's shortcuts work as elsewhere.

@@ -1,10 +1,10 @@
 // schedplay's editor panels: the user's own sched_ext policy (Starlark) and
-// own workload (an rt-app description), each in an editor (static/editor.js,
-// CodeMirror, loaded only when a panel first opens) under the stage. Run
-// hands the text to the model (core.setPolicy, core.setWorkload), which runs
-// it from time zero; the panel marks the lines the engine refused or ejected
-// it at, and keeps edits as a draft in local storage, so a reload loses
-// nothing. A draft never replaces a text the link or share carries: it is
+// own workload (an rt-app description), each in an editor (static/editor.js
+// and editor.css, CodeMirror, loaded only when a panel first opens) under the
+// stage. Run hands the text to the model (core.setPolicy, core.setWorkload),
+// which runs it from time zero; the panel marks the lines the engine refused
+// or ejected it at, and keeps edits as a draft in local storage, so a reload
+// loses nothing. A draft never replaces a text the link or share carries: it is
 // offered beside it. What runs, and how it went, is the model's (the policy
 // and workload sections: playground/policy.go, playground/workload.go).
 'use strict';
@@ -211,16 +211,25 @@
     return { open, isRunning: () => !!(sec && sec.runs) };
   }
 
-  // editorModule loads static/editor.js once, for both panels.
+  // editorModule loads static/editor.js and its styles, static/editor.css,
+  // once, for both panels, when one first opens: a visitor who never edits
+  // downloads neither. The styles are a file because the page's CSP refuses
+  // the <style> element CodeMirror would otherwise add (web/editor/build.mjs
+  // says why not a nonce). The editor is made only once they apply: without
+  // them its lines do not keep white space, so indentation would not show
+  // and typed spaces would come out as no-break spaces.
   let editorP = null;
   function editorModule() {
     if (!editorP) {
-      editorP = new Promise((resolve, reject) => {
-        const s = mk('script', { src: '/editor.js' });
-        s.onload = () => resolve(window.schedplayEditor);
-        s.onerror = () => reject(new Error('/editor.js did not load'));
-        document.head.append(s);
+      const load = (el, what) => new Promise((resolve, reject) => {
+        el.onload = resolve;
+        el.onerror = () => reject(new Error(what + ' did not load'));
+        document.head.append(el);
       });
+      editorP = Promise.all([
+        load(mk('link', { rel: 'stylesheet', href: '/editor.css' }), '/editor.css'),
+        load(mk('script', { src: '/editor.js' }), '/editor.js'),
+      ]).then(() => window.schedplayEditor);
     }
     return editorP;
   }

@@ -68,11 +68,11 @@
     if (name) { window.schedplay.set('lesson', name); window.scrollTo(0, 0); }
   });
   // Arrow keys and a presenter's clicker (Page Up / Page Down) step through the
-  // lesson anywhere but in a text field, a slider or a select; keys on the canvas
+  // lesson anywhere but in a text field, a slider, a select or an editor; keys on the canvas
   // stay the canvas's (they move the selected vCPU).
   document.addEventListener('keydown', (e) => {
     if (!ui.open || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
-    if (e.target.closest && e.target.closest('input, select, textarea, [contenteditable]')) return;
+    if (page.typingIn(e.target)) return;
     const d = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 }[e.key];
     if (!d) return;
     e.preventDefault();

@@ -16,7 +16,9 @@ import (
 // 'unsafe-eval' it does not allow eval of JavaScript); fetch/XHR to the same
 // origin (the wasm binary and /api/share). Everything else is refused: no inline
 // scripts or styles (Ebiten styles its canvas through the CSSOM, which CSP does
-// not restrict), no plugins, no <base> rewriting, no form posts. frame-ancestors
+// not restrict; CodeMirror's styles, which it would put in a <style> element,
+// ship as static/editor.css instead: web/editor/build.mjs), no plugins, no
+// <base> rewriting, no form posts. frame-ancestors
 // is deliberately absent: docs embed the playground in iframes, and an absent
 // frame-ancestors allows any parent (so there is no X-Frame-Options either).
 const contentSecurityPolicy = "default-src 'none'; " +
@@ -27,6 +29,11 @@ const contentSecurityPolicy = "default-src 'none'; " +
 	"connect-src 'self'; " +
 	"base-uri 'none'; " +
 	"form-action 'none'"
+
+// ContentSecurityPolicy is the policy Server sends with every response and
+// HeadersFile gives the Cloudflare Worker's static files: the tests of both
+// hold them to it, so the page gets the same policy from either server.
+func ContentSecurityPolicy() string { return contentSecurityPolicy }
 
 // securityHeaders are set on every response, static or API. The API never sets
 // cookies and sends no Access-Control-* headers, so browsers never attach

@@ -100,7 +100,8 @@ func Bundle(root string) ([]Part, error) {
 			return nil // a pack is fetched at its scenario's first jump; the labels never
 		} else if strings.HasPrefix(rel, "notes/") {
 			return nil // opened by a reader who follows a link, not by the page
-		} else if rel == strings.TrimPrefix(PolicyWorkerPath, "static/") || rel == strings.TrimPrefix(EditorPath, "static/") {
+		} else if rel == strings.TrimPrefix(PolicyWorkerPath, "static/") || rel == strings.TrimPrefix(EditorPath, "static/") ||
+			rel == strings.TrimPrefix(EditorStylePath, "static/") {
 			return nil // fetched for a policy only (PolicyParts)
 		}
 		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n, Brotli: brotliSize(path)})
@@ -183,12 +184,12 @@ func mb(n int64) string {
 	return fmt.Sprintf("%.2f MB", float64(n)/1e6)
 }
 
-// PolicyParts are the policy worker's and the editor's parts under root's
-// static/: what a browser downloads when the page first runs or edits a
+// PolicyParts are the policy worker's and the editor's parts (its script and
+// its styles) under root's static/: what a browser downloads when the page first runs or edits a
 // policy (PolicyWorkerBudgetBytes).
 func PolicyParts(root string) ([]Part, error) {
 	var parts []Part
-	for _, p := range []string{PolicyWorkerPath, EditorPath} {
+	for _, p := range []string{PolicyWorkerPath, EditorPath, EditorStylePath} {
 		path := filepath.Join(root, filepath.FromSlash(p))
 		n, err := servedSize(path)
 		if err != nil {

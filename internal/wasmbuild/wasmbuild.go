@@ -41,6 +41,9 @@ const (
 	// committed), which the page loads with the policy worker and never on
 	// a first visit; it shares the policy worker's budget.
 	EditorPath = "static/editor.js"
+	// EditorStylePath is the editor's styles, fetched with it (CodeMirror's
+	// own styles as a file: the page's CSP refuses them inline).
+	EditorStylePath = "static/editor.css"
 )
 
 // target is one program of the bundle, its build tags and its compiler flags.

@@ -2,17 +2,19 @@
 // Python language (a Starlark file is Python's syntax) or, for rt-app files,
 // its JavaScript one, line numbers, bracket matching, undo, and
 // the lint gutter for the error the engine reports. Bundled by build.mjs into
-// static/editor.js, which the page loads only when a policy is edited or shown
-// (static/policy.js). It decides nothing: the page gives it the text and the
-// errors, and hears back the edits and Run.
+// static/editor.js, with its styles in static/editor.css, which the page
+// loads only when an editor panel opens (static/editors.js). It decides
+// nothing: the page gives it the text and the errors, and hears back the
+// edits and Run.
 import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from '@codemirror/view';
 import { EditorState, Compartment } from '@codemirror/state';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
-import { javascript } from '@codemirror/lang-javascript';
-import { indentUnit, bracketMatching, syntaxHighlighting, HighlightStyle } from '@codemirror/language';
+import { javascriptLanguage } from '@codemirror/lang-javascript';
+import { indentUnit, bracketMatching, syntaxHighlighting, HighlightStyle, LanguageSupport } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { tags as t } from '@lezer/highlight';
+import { capture } from './style-mod.js';
 
 // Colours come from the page's custom properties (style.css), so the editor
 // follows the dark and light themes without a theme of its own per mode.
@@ -47,8 +49,44 @@ const highlight = HighlightStyle.define([
 
 // languages are the editor's: Starlark policies read as Python, rt-app's
 // "json like" files (comments, trailing commas) as JavaScript, whose grammar
-// takes both where JSON's would mark them as errors.
-const languages = { python: () => python(), json: () => javascript() };
+// takes both where JSON's would mark them as errors. As one expression (the
+// grammar's SingleExpression), not a script: a script's leading "{" is a
+// block, in which '"global": {' is a syntax error, and Enter after such a
+// line indented to column 0; an object's properties indent by one unit.
+const rtapp = javascriptLanguage.configure({ top: 'SingleExpression' });
+const languages = { python: () => python(), json: () => new LanguageSupport(rtapp) };
+
+// extensions are an editor's: the same for every editor of a language but
+// for the hooks, so styleSheet sees the styles create's editors mount.
+function extensions({ lang, onChange = () => {}, onRun = () => {}, label = '', editable = new Compartment() }) {
+  return [
+    lineNumbers(), highlightActiveLineGutter(), highlightActiveLine(), drawSelection(), history(), bracketMatching(),
+    indentUnit.of(lang === 'json' ? '  ' : '    '), (languages[lang] || languages.python)(), syntaxHighlighting(highlight), chrome, lintGutter(),
+    keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
+    EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
+    EditorView.contentAttributes.of({ 'aria-label': label }),
+    editable.of(EditorView.editable.of(true)),
+  ];
+}
+
+// styleSheet returns the CSS of every style module the editors of all
+// languages mount (the view's base theme, the themes of the extensions, the
+// highlight classes), in the order CodeMirror puts them in a page, by running
+// the view's own mountStyles against a stand-in root that takes rules as an
+// adopted stylesheet would. build.mjs writes it to static/editor.css (see
+// style-mod.js for why the page cannot take them as CodeMirror gives them).
+// It runs without a DOM, and creates no class names: those are made once,
+// as the bundle loads, in the same order in Node and in the page, so the
+// sheet's names are the page's.
+export function styleSheet() {
+  const rules = [];
+  class Sheet { insertRule(rule, at) { rules.splice(at, 0, rule); } }
+  const root = { [capture]: true, adoptedStyleSheets: [], defaultView: { CSSStyleSheet: Sheet } };
+  for (const lang of Object.keys(languages)) {
+    EditorView.prototype.mountStyles.call({ state: EditorState.create({ extensions: extensions({ lang }) }), root });
+  }
+  return rules.join('\n') + '\n';
+}
 
 // create makes an editor in parent with text doc in language lang (python or
 // json). onChange(text) hears every edit; onRun() hears Ctrl/Cmd+Enter. The
@@ -58,17 +96,7 @@ export function create(parent, { doc = '', onChange = () => {}, onRun = () => {}
   const editable = new Compartment();
   const view = new EditorView({
     parent,
-    state: EditorState.create({
-      doc,
-      extensions: [
-        lineNumbers(), highlightActiveLineGutter(), highlightActiveLine(), drawSelection(), history(), bracketMatching(),
-        indentUnit.of(lang === 'json' ? '  ' : '    '), (languages[lang] || languages.python)(), syntaxHighlighting(highlight), chrome, lintGutter(),
-        keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
-        EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
-        EditorView.contentAttributes.of({ 'aria-label': label }),
-        editable.of(EditorView.editable.of(true)),
-      ],
-    }),
+    state: EditorState.create({ doc, extensions: extensions({ lang, onChange, onRun, label, editable }) }),
   });
   return {
     view,

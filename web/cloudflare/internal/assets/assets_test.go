@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"schedplay/web"
 )
 
 func writeTree(t *testing.T, root string, files map[string]string) {
@@ -33,10 +35,11 @@ func TestAssemble(t *testing.T) {
 		wantErr string
 	}{
 		{
-			desc:   "bundle",
-			static: map[string]string{"index.html": "<p>", "app.js": "1", "schedplay.wasm": "\x00asm", "schedplay.wasm.gz": "gz", "x.br": "br", ".gitignore": "*", "img/logo.svg": "<svg/>"},
-			want:   []string{"index.html", "app.js", "schedplay.wasm", "img/logo.svg"},
-			absent: []string{"schedplay.wasm.gz", "x.br", ".gitignore"},
+			desc: "bundle",
+			static: map[string]string{"index.html": "<p>", "app.js": "1", "schedplay.wasm": "\x00asm", "schedplay.wasm.gz": "gz", "x.br": "br", ".gitignore": "*", "img/logo.svg": "<svg/>",
+				"editor.css": "@charset \"utf-8\";", "editor.css.br": "br"},
+			want:   []string{"index.html", "app.js", "schedplay.wasm", "img/logo.svg", "editor.css"},
+			absent: []string{"schedplay.wasm.gz", "x.br", ".gitignore", "editor.css.br"},
 		},
 		{
 			desc:   "symbolic links",
@@ -104,10 +107,13 @@ func TestAssemble(t *testing.T) {
 					t.Errorf("%s was copied, want it left out", name)
 				}
 			}
+			// The static files get the very policy `schedplay serve` sends
+			// (web.ContentSecurityPolicy), for every path (/*).
 			headers, err := os.ReadFile(filepath.Join(out, "_headers"))
-			if err != nil || !bytes.Contains(headers, []byte("Content-Security-Policy: default-src 'none'")) ||
+			if err != nil || !bytes.Contains(headers, []byte("\n/*\n")) ||
+				!bytes.Contains(headers, []byte("\n  Content-Security-Policy: "+web.ContentSecurityPolicy()+"\n")) ||
 				!bytes.Contains(headers, []byte("X-Content-Type-Options: nosniff")) {
-				t.Errorf("_headers = %q, %v", headers, err)
+				t.Errorf("_headers = %q, %v; want serve's CSP %q for /*", headers, err, web.ContentSecurityPolicy())
 			}
 			if (tc.warn == "") != (warn.Len() == 0) || !strings.Contains(warn.String(), tc.warn) {
 				t.Errorf("warning %q, want one containing %q", warn.String(), tc.warn)
