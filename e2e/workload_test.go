@@ -151,3 +151,30 @@ func TestWorkloadExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkloadLongDescription: a description that lives longer than a page
+// may run (rt-app's long use cases run 600 s) runs its first 120 s, and the
+// panel says so, with how the description was read (a repeated key kept as
+// workgen keeps it).
+func TestWorkloadLongDescription(t *testing.T) {
+	ctx, base := browser(t, 1280, 900)
+	open(t, ctx, base+"/#v=1&preset=idle-guest&compare=off")
+	eval[any](t, ctx, `[...document.querySelectorAll('.own-open')].find(b => b.textContent.includes('rt-app')).click()`)
+	waitFor(t, ctx, `!!window.schedplayWorkloadView && !document.getElementById('workload-panel').hidden`, time.Minute)
+	long := `{"global": {"duration": 600}, "tasks": {
+  "t": {"loop": -1, "run": 1000, "sleep": 2000, "run": 500, "timer": {"ref": "tick", "period": 10000}}}}`
+	eval[any](t, ctx, `window.schedplayWorkloadView.set(`+jsString(long)+`), document.getElementById('workload-run').click()`)
+	waitFor(t, ctx, `window.schedplay.state().scenario.duration_ms === 120000`, 10*time.Second)
+	eval[any](t, ctx, `window.schedplay.jumpTo(200e6)`)
+	waitRun(t, ctx, `(s => s.now_ns === 200e6 && s.pending === 0 && !s.playing)(window.schedplay.state())`, time.Minute)
+	waitFor(t, ctx, `document.querySelector('#workload-results .note') !== null`, 10*time.Second)
+	text := eval[string](t, ctx, `document.getElementById('workload-results').textContent`)
+	for _, want := range []string{"the description runs 600 s; this run covers its first 120 s", "run it from the CLI for all of it", "repeated key kept as workgen keeps it"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the panel does not say %q:\n%s", want, text)
+		}
+	}
+	eval[any](t, ctx, `document.getElementById('workload-panel').scrollIntoView()`)
+	screenshot(t, ctx, "#workload-panel", "workload-long")
+	eval[any](t, ctx, `localStorage.removeItem('schedplay.rtapp.draft')`)
+}

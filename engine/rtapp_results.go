@@ -166,12 +166,24 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 		// One line for them all: a description written for workgen
 		// repeats many keys.
 		first := repeated[0]
-		r.Notes = append(r.Notes, fmt.Sprintf("%s: %d repeated keys (the first: %s, %s); rt-app alone keeps only each key's last value: number the keys so that both run the same",
-			rtapp.RepeatedKeyNote, len(repeated), first.Path, first.Pos))
+		where := fmt.Sprintf("1 repeated key (%s, %s)", first.Path, first.Pos)
+		if len(repeated) > 1 {
+			where = fmt.Sprintf("%d repeated keys (the first: %s, %s)", len(repeated), first.Path, first.Pos)
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: %s; rt-app alone keeps only each key's last value: number the keys so that both run the same",
+			rtapp.RepeatedKeyNote, where))
 	}
-	if g := int64(w.desc.Global.Duration) * 1000; g > s.sc.DurationMs {
-		r.Notes = append(r.Notes, fmt.Sprintf("global.duration: the description runs %d s; this run covers its first %s (duration_ms): run it from the CLI (up to %d s), or its first %s here",
-			w.desc.Global.Duration, msText(s.sc.DurationMs), MaxCLIDurationMs/1000, msText(s.sc.DurationMs)))
+	if g, d := int64(w.desc.Global.Duration)*1000, s.sc.DurationMs; g > d {
+		note := fmt.Sprintf("global.duration: the description runs %d s; this run covers its first %s", w.desc.Global.Duration, msText(d))
+		switch d {
+		case MaxDurationMs:
+			note += " (a page or a share runs at most that): run it from the CLI for all of it (schedplay run FILE)"
+		case MaxCLIDurationMs:
+			note += " (the CLI runs at most an hour)"
+		default:
+			note += " (duration_ms)"
+		}
+		r.Notes = append(r.Notes, note)
 	}
 	return r
 }

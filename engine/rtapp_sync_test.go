@@ -223,3 +223,20 @@ func TestRTAppDurationCut(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// TestRTAppNotes: how a description was read, where readers differ, is in
+// the results: repeated keys kept as workgen keeps them (one line for all),
+// and a resume that no thread can be suspended on.
+func TestRTAppNotes(t *testing.T) {
+	r := runRTApp(t, `{"tasks": {"t": {"loop": 3, "run": 10, "sleep": 10, "run": 20, "run": 30, "resume": "nobody"}}}`)
+	want := []string{
+		`tasks.t.resume: line 1 col 75: resume "nobody": no thread suspends or waits on "nobody", so it wakes nobody`,
+		`repeated key kept as workgen keeps it: 2 repeated keys (the first: tasks.t.run, line 1 col 53); rt-app alone keeps only each key's last value: number the keys so that both run the same`,
+	}
+	if got := r.res.RTApp.Notes; !slices.Equal(got, want) {
+		t.Errorf("notes\n%q, want\n%q", got, want)
+	}
+	if k := rtTaskRes(t, r, "t"); k.CDurationMeanUs != 60 {
+		t.Errorf("a pass asks %.0f µs of run, want the three runs' 60", k.CDurationMeanUs)
+	}
+}

@@ -298,7 +298,10 @@
         mk('td', { textContent: String(t.overruns), className: t.overruns ? 'worse' : '' })));
       const cap = mk('caption', { textContent: (w.arms.length > 1 ? 'Arm ' + a.arm + ': ' : '') + 'rt-app figures per task, over the run so far' });
       const ignored = (a.ignored || []).length ? mk('p', { className: 'note', textContent: 'Accepted, changing nothing modelled: ' + a.ignored.join('; ') }) : null;
-      return mk('div', { className: 'rtapp-arm' }, mk('table', {}, cap, mk('thead', {}, head), mk('tbody', {}, ...rows)), ignored);
+      // How the description was read (repeated keys as workgen keeps
+      // them, a resume that wakes nobody, a run covering only its start).
+      const notes = (a.notes || []).map((n) => mk('p', { className: 'note', textContent: 'Note: ' + n }));
+      return mk('div', { className: 'rtapp-arm' }, mk('table', {}, cap, mk('thead', {}, head), mk('tbody', {}, ...rows)), ...notes, ignored);
     });
     tasksBox.replaceChildren(...tables);
   }
