@@ -36,7 +36,7 @@ import (
 // notesPages are the documents rendered into the notes directory: the model
 // notes, and the documents they link to. A link between them becomes a link
 // between the pages.
-var notesPages = []string{"model-notes.md", "calibration.md", "mechanisms.md", "policies.md"}
+var notesPages = []string{"model-notes.md", "calibration.md", "mechanisms.md", "policies.md", "validation.md"}
 
 const notesSource = "model-notes.md"
 
