@@ -106,9 +106,10 @@ func TestRTAppExamplesRunOrAreRefusedForAClass(t *testing.T) {
 			case refused:
 				if rtappNiceOnly(f) && !strings.Contains(f, "-long") { // the -short ones show it in a tenth of the time
 					// The same file under the sched_ext policy that weighs
-					// tasks by their nice runs.
+					// tasks by their nice runs (--policy alone: the file is
+					// checked under the policy it will run with).
 					b := newTestApp(t, engine.Run)
-					if code := b.main([]string{"run", path, "--format", "json", "--set", "sched.policy=scx", "--policy", "../../examples/policies/scx_simple.star"}); code != 0 {
+					if code := b.main([]string{"run", path, "--format", "json", "--policy", "../../examples/policies/scx_simple.star"}); code != 0 {
 						t.Fatalf("under scx_simple.star: exit %d: %s", code, b.errOut)
 					}
 				}

@@ -42,6 +42,12 @@ func (a *app) cmdRun(args []string) error {
 	if err := cf.check(fs, tf); err != nil {
 		return err
 	}
+	if pf.path != "" {
+		// --policy replaces the scheduler: the scenario is checked under
+		// it, so that what only a policy may take (an rt-app task's nice,
+		// which a policy reads as p.weight) is not refused first.
+		sets = append(sets, "sched.policy=scx")
+	}
 	sc, err := src.decodeToRun(sets...)
 	if err != nil {
 		return err
