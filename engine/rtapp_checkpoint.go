@@ -30,6 +30,8 @@ func (w *rtappWorkload) ckSave(c *ckWriter) {
 		c.n(th.sub)
 		c.bool(th.retry)
 		c.iv(th.runtimeNs)
+		c.iv(th.logBytes)
+		c.bool(th.logFull)
 		c.at(th.runStart)
 		c.at(th.passStart)
 		for _, v := range []int64{th.perf, th.runNs, th.cDur, th.cPeriod, th.wuLat, th.slack} {
@@ -101,6 +103,8 @@ func (w *rtappWorkload) ckLoad(r *ckReader, s *Sim) {
 		th.sub = r.n(2)
 		th.retry = r.bool()
 		th.runtimeNs = r.intIn(0, rtappChunkNs*(rtapp.MaxDurationUS*1000/rtappChunkNs+1))
+		th.logBytes = r.intIn(0, 1<<62)
+		th.logFull = r.bool()
 		th.runStart = r.at()
 		th.passStart = r.past()
 		for _, p := range []*int64{&th.perf, &th.runNs, &th.cDur, &th.cPeriod, &th.wuLat, &th.slack} {

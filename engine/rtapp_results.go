@@ -112,10 +112,12 @@ func (w *rtappWorkload) record(s *Sim, th *rtThread) {
 		}
 	}
 	s.m.complete(s, period)
+	row := RTAppLogRow{Thread: th.t.name, Idx: th.t.local, Perf: th.perf, Run: th.runNs / 1000,
+		Period: period / 1000, Start: th.passStart / 1000, End: s.now / 1000, RelSt: th.passStart / 1000,
+		Slack: th.slack / 1000, CDuration: th.cDur / 1000, CPeriod: th.cPeriod / 1000, WuLat: th.wuLat / 1000}
+	w.logRow(th, row)
 	if w.log != nil {
-		w.log(RTAppLogRow{Thread: th.t.name, Idx: th.t.local, Perf: th.perf, Run: th.runNs / 1000,
-			Period: period / 1000, Start: th.passStart / 1000, End: s.now / 1000, RelSt: th.passStart / 1000,
-			Slack: th.slack / 1000, CDuration: th.cDur / 1000, CPeriod: th.cPeriod / 1000, WuLat: th.wuLat / 1000})
+		w.log(row)
 	}
 	// thread_body clears its log_data_t before every pass (cumulative_slack
 	// adds up the slack of one pass's timers, not across passes).

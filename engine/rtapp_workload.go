@@ -57,6 +57,11 @@ import (
 // costs rtappIdlePassNs of CPU before the next, standing for rt-app's own
 // work, so a looping thread cannot stall the clock.
 //
+// rt-app writes each pass's row of its log (log_timing) with fprintf to the
+// thread's file (log_size "file", the default; rtapp_log.go): the stdio
+// buffer is written out, a write(2), each time it fills, between a pass and
+// the next. That write costs the thread rtappLogWriteNs of CPU there.
+//
 // A thread blocked on a mutex, condition variable, barrier, suspend or
 // semaphore can be woken only by another rt-app thread. When every thread
 // not yet done is blocked so, none ever will be: the run ends there and its
@@ -69,21 +74,22 @@ const rtappIdlePassNs = 1000
 type rtWait uint8
 
 const (
-	rtStart   rtWait = iota // not started: blocked until its start (delay) or woken at time 0
-	rtRunning               // between events (no step, no wait)
-	rtRun                   // a run step is under way
-	rtRuntime               // a runtime step is under way, until wakeAt (rtapp_runtime.go)
-	rtYield                 // the yield's step is under way
-	rtSpin                  // rtappIdlePassNs is under way
-	rtSleep                 // asleep until wakeAt
-	rtTimer                 // asleep until its timer's expiry, wakeAt
-	rtGranted               // woken by another thread: tries its event's step again when it runs
-	rtLock                  // blocked on mutex res
-	rtCond                  // blocked on condition variable res (its mutex released)
-	rtBarrier               // waiting on barrier res's condition variable (res: the condition variable)
-	rtSuspend               // suspended on condition variable res until a resume of its name
-	rtSem                   // blocked on semaphore res
-	rtDone                  // finished its loops
+	rtStart    rtWait = iota // not started: blocked until its start (delay) or woken at time 0
+	rtRunning                // between events (no step, no wait)
+	rtRun                    // a run step is under way
+	rtRuntime                // a runtime step is under way, until wakeAt (rtapp_runtime.go)
+	rtYield                  // the yield's step is under way
+	rtSpin                   // rtappIdlePassNs is under way
+	rtLogWrite               // its log's stdio buffer is being written (rtappLogWriteNs)
+	rtSleep                  // asleep until wakeAt
+	rtTimer                  // asleep until its timer's expiry, wakeAt
+	rtGranted                // woken by another thread: tries its event's step again when it runs
+	rtLock                   // blocked on mutex res
+	rtCond                   // blocked on condition variable res (its mutex released)
+	rtBarrier                // waiting on barrier res's condition variable (res: the condition variable)
+	rtSuspend                // suspended on condition variable res until a resume of its name
+	rtSem                    // blocked on semaphore res
+	rtDone                   // finished its loops
 	numRTWaits
 )
 
@@ -122,6 +128,7 @@ type rtTask struct {
 	// scxWeight is its threads' sched_ext weight (ScxTask.Weight), from
 	// its nice value.
 	scxWeight int64
+	nice      int
 }
 
 // rtThread is one thread instance: where it is in its script, and the loop
@@ -141,7 +148,12 @@ type rtThread struct {
 	retry bool
 	// runtimeNs is the CPU time the runtime event under way runs: its
 	// chunks so far, and the one under way (rtapp_runtime.go).
-	runtimeNs         int64
+	runtimeNs int64
+	// logBytes is what rt-app has written to the thread's log stream so far;
+	// logFull says the pass just recorded filled its buffer, to be written
+	// before the next pass (rtapp_log.go).
+	logBytes          int64
+	logFull           bool
 	phase, phaseLoop  int
 	loop              int // passes over all phases done (thread_loop)
 	ev                int // next event of the phase
@@ -181,6 +193,9 @@ type rtappWorkload struct {
 	// file's global.calibration when it is a number, else 1 (perf, the
 	// log's work column: rtapp_results.go).
 	pLoad int64
+	// logsToFile: rt-app writes each thread's log to its file as it goes
+	// (Global.LogsToFile), so full buffers cost a write.
+	logsToFile bool
 	// log receives every loop pass's row (Sim.SetRTAppLog), or is nil.
 	log func(RTAppLogRow)
 }
@@ -209,8 +224,12 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 			}
 			t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
 			t.local = i
-			w.thr = append(w.thr, rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
-				timers: make([]rtTimerState, len(w.names.unique))})
+			th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
+				timers: make([]rtTimerState, len(w.names.unique))}
+			if w.logsToFile {
+				th.logBytes = rtappLogStart(tk.nice)
+			}
+			w.thr = append(w.thr, th)
 		}
 	}
 	w.sync.init(w)
@@ -257,7 +276,7 @@ func rtappShell(s *Sim) *rtappWorkload {
 	first := 0
 	for _, t := range d.Tasks {
 		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
-			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority)}
+			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority}
 		first += t.Instance
 		for _, ph := range t.Phases {
 			p := rtPhase{loop: ph.Loop}
@@ -309,6 +328,7 @@ func rtappShell(s *Sim) *rtappWorkload {
 		nm.barCond = append(nm.barCond, len(nm.conds))
 		nm.conds = append(nm.conds, "barrier "+b)
 	}
+	w.logsToFile = d.Global.LogsToFile()
 	w.pLoad = 1
 	if d.Global.CalibrationNs > 0 {
 		w.pLoad = int64(d.Global.CalibrationNs)
@@ -356,7 +376,7 @@ func (w *rtappWorkload) next(s *Sim, t *thread) (int64, bool) {
 	case rtGranted:
 		// Woken from a sleep on a synchronisation object: exec runs the
 		// event's step again.
-	case rtSpin:
+	case rtSpin, rtLogWrite:
 		th.passStart = s.now
 	case rtDone:
 		return 0, true
@@ -377,6 +397,11 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 		if th.ev == len(ph.events) {
 			if w.endPass(s, th) {
 				return 0, true
+			}
+			if th.logFull {
+				th.logFull = false
+				w.setWait(th, rtLogWrite)
+				return rtappLogWriteNs, false
 			}
 			if s.now == th.passStart {
 				w.setWait(th, rtSpin)

@@ -282,6 +282,9 @@ func (d *decoder) global(n *node) error {
 				g.LogSize = strconv.FormatInt(x, 10)
 			} else {
 				g.LogSize, err = str(v, p, "a size in MB or \"file\", \"disable\", \"auto\"")
+				if err == nil && g.LogSize != "file" && g.LogSize != "disable" && g.LogSize != "auto" {
+					err = errorAt(v.pos, p, "want a size in MB or \"file\", \"disable\", \"auto\", got %s", v.describe())
+				}
 			}
 		case "ftrace":
 			switch v.kind {

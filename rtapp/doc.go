@@ -15,13 +15,15 @@
 // The model is Description → Tasks → Phases → Events, all in file order.
 // An event's kind is its key without trailing digits ("run0", "sleep12"),
 // and repeated keys are kept as separate events, as rt-app's workgen script
-// keeps them by renaming. Durations are µs, as in rt-app.
+// keeps them by renaming (each noted, with workgen's name for it); a
+// "suspend" with no value, which workgen fills with its task's name, is
+// read so. Durations are µs, as in rt-app.
 //
 // # Keys
 //
 // KeyStatus (printable with KeyTable) says for every key what Decode does:
 //
-// Modelled: global, tasks; duration, default_policy; instance, delay,
+// Modelled: global, tasks; duration, default_policy, log_size; instance, delay,
 // phases, loop, cpus, policy (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE,
 // SCHED_FIFO, SCHED_RR), priority; events run, runtime, sleep, timer, lock,
 // unlock, wait, signal, broad, sync, barrier, suspend, resume, yield,
@@ -30,7 +32,7 @@
 // No-op (checked, listed in Description.Notes, otherwise ignored because a
 // CPU scheduler simulator has nothing they change): resources (legacy),
 // calibration, pi_enabled (false only), lock_pages, logdir, log_basename,
-// log_size, ftrace, gnuplot, io_device, mem_buffer_size, cumulative_slack,
+// ftrace, gnuplot, io_device, mem_buffer_size, cumulative_slack,
 // nodes_membind, util_min, util_max, and an empty taskgroup. Other keys of
 // "global" and of the root are ignored, as rt-app ignores them.
 //
@@ -44,12 +46,13 @@
 // rt-app accepts some files that cannot run as meant; Decode refuses them:
 // an event key that is not an event name plus digits (rt-app would match it
 // by prefix), unknown keys in tasks and phases, a repeated task name or
-// property, a phase with loop 0 (rt-app would loop until overflow), a
-// resume naming no task, a suspend naming another task than its own, a wait
+// property, a phase with loop 0 (rt-app would loop until overflow), a wait
 // or sync without its mutex or without holding it, a signal or broad
 // without holding its waiters' mutex, a mutex locked twice, unlocked
-// without being held, or still held at the end of its phase, a condition
-// variable used with two mutexes, a barrier used twice by one task or with
+// without being held, or still held at the end of its phase (or by a
+// suspend or resume on its name), a condition variable used with two
+// mutexes (suspend and resume pair a name's with the mutex of that name),
+// a barrier used twice by one task or with
 // fewer than 2 participating threads, a shared timer used in both modes.
 // Limits (MaxInputBytes, MaxInstances, MaxLoop, ...) bound the input and
 // the workload.

@@ -57,7 +57,7 @@ var KeyStatus = []KeyInfo{
 	{"lock_pages", "global", NoOp, "mlockall: the simulator has no paging"},
 	{"logdir", "global", NoOp, "logging output"},
 	{"log_basename", "global", NoOp, "logging output"},
-	{"log_size", "global", NoOp, "logging output"},
+	{"log_size", "global", Modelled, "where the logs go: to each thread's file as it runs (\"file\", \"auto\", the default), which costs a thread a write each time its 4 KB stdio buffer fills; or into memory (MB) or nowhere (\"disable\", 0), which costs nothing"},
 	{"ftrace", "global", NoOp, "tracing output"},
 	{"gnuplot", "global", NoOp, "logging output"},
 	{"io_device", "global", NoOp, "used only by iorun events, which are refused"},

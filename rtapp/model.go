@@ -71,7 +71,7 @@ type Global struct {
 	LockPages       bool // default true
 	LogDir          string
 	LogBasename     string
-	LogSize         string // "file", "disable", "auto" or a size in MB
+	LogSize         string // "file", "disable", "auto" or a size in MB (see LogsToFile)
 	Ftrace          string // categories, or "true"/"false" (deprecated form)
 	Gnuplot         bool
 	IODevice        string
@@ -229,3 +229,9 @@ type BarrierGroup struct {
 	Participants int
 	Tasks        []string
 }
+
+// LogsToFile says whether rt-app writes each thread's log to its file as the
+// run goes (log_size "file", "auto" or left out: parse_global), through a
+// stdio stream, rather than into a buffer of that many MB written at the end
+// (a number) or nowhere ("disable", or 0 MB).
+func (g Global) LogsToFile() bool { return g.LogSize == "file" || g.LogSize == "auto" }

@@ -55,9 +55,7 @@ func writeRTAppTable(b *strings.Builder, r engine.RTAppResults) {
 	}
 }
 
-// rtappLogHeader is thread_body's header line (src/rt-app.c).
-var rtappLogHeader = fmt.Sprintf("%s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n",
-	"#idx", "perf", "run", "period", "start", "end", "rel_st", "slack", "c_duration", "c_period", "wu_lat")
+
 
 // rtappLogFlushBytes is how much of a thread's log is held before it is
 // appended to its file: files are opened one at a time, so thousands of
@@ -90,7 +88,7 @@ func newRTAppLog(sim *engine.Sim, dir string) (*rtappLog, error) {
 	l := &rtappLog{bufs: make([][]byte, len(names))}
 	for _, n := range names {
 		p := filepath.Join(dir, d.Global.LogBasename+"-"+n+".log")
-		if err := os.WriteFile(p, []byte(rtappLogHeader), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(engine.RTAppLogHeader()), 0o644); err != nil {
 			return nil, fmt.Errorf("--rtapp-log: %v", err)
 		}
 		l.paths = append(l.paths, p)

@@ -72,7 +72,7 @@ func TestRunRTAppLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-		if lines[0] != strings.TrimSuffix(rtappLogHeader, "\n") || !strings.HasPrefix(lines[0], "#idx     perf      run   period") {
+		if lines[0] != strings.TrimSuffix(engine.RTAppLogHeader(), "\n") || !strings.HasPrefix(lines[0], "#idx     perf      run   period") {
 			t.Errorf("%s header %q", tc.name, lines[0])
 		}
 		if len(lines)-1 != tc.rows {
