@@ -55,8 +55,6 @@ func writeRTAppTable(b *strings.Builder, r engine.RTAppResults) {
 	}
 }
 
-
-
 // rtappLogFlushBytes is how much of a thread's log is held before it is
 // appended to its file: files are opened one at a time, so thousands of
 // threads do not need thousands of open files.
