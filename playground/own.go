@@ -10,7 +10,8 @@ import "schedplay/engine"
 // withOwn is the source with the page's policy (sched.scx.source) and rt-app
 // workload (workload.kind=rtapp, workload.rtapp) set into its own scenario;
 // "" leaves the scenario's. An rt-app workload replaces the source's: the
-// run lasts its global.duration (else the default scenario's), from time
+// run lasts its global.duration up to a page's limit, MaxDurationMs (else
+// the default scenario's), from time
 // zero with no warm-up (rt-app's figures cover the whole run), and the
 // source's published figures, which are about its own workload, go.
 func (src source) withOwn(policy, rtapp string) (source, error) {
