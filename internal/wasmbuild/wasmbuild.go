@@ -66,7 +66,9 @@ type target struct {
 // what the hot loop calls into (math, math/bits, math/rand/v2) as usual, and the
 // rest of the standard library and the trace writer without inlining (22 KB:
 // fmt, reflect, strconv, time and syscall/js run per message or per chunk, not
-// per event, and a trace job writes what a run does, not the run).
+// per event, and a trace job writes what a run does, not the run). So are
+// the rt-app decoder, which reads a description once per run, and the view's
+// latency histogram, made once per frame (4 KB of brotli off each worker).
 //
 // The policy worker is the engine worker with the Starlark binding (build tag
 // scx), compiled alike, and the interpreter (go.starlark.net/starlark and
@@ -84,7 +86,8 @@ type target struct {
 // hackbench's comparison, for 21 KB of gzip. Inlining changes no result.
 func targets() []target {
 	worker := []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
-		"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l"}
+		"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l",
+		"-gcflags=schedplay/rtapp=-l", "-gcflags=schedplay/view=-l"}
 	return []target{
 		{"./wasm", WasmPath, GzipPath, "", []string{"-gcflags=all=-l", "-gcflags=runtime="}},
 		{"./wasm/worker", WorkerPath, WorkerGzipPath, "", worker},

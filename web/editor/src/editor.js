@@ -1,6 +1,6 @@
 // The playground's editor of policies and workloads: CodeMirror 6 with its
 // Python language (a Starlark file is Python's syntax) or, for rt-app files,
-// its JavaScript one, line numbers, bracket matching, undo, and
+// a small one of ours (rtapp-lang.js), line numbers, bracket matching, undo, and
 // the lint gutter for the error the engine reports. Bundled by build.mjs into
 // static/editor.js, with its styles in static/editor.css, which the page
 // loads only when an editor panel opens (static/editors.js). It decides
@@ -10,8 +10,8 @@ import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLi
 import { EditorState, Compartment } from '@codemirror/state';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { python } from '@codemirror/lang-python';
-import { javascriptLanguage } from '@codemirror/lang-javascript';
 import { indentUnit, bracketMatching, syntaxHighlighting, HighlightStyle, LanguageSupport } from '@codemirror/language';
+import { rtappLanguage } from './rtapp-lang.js';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { tags as t } from '@lezer/highlight';
 import { capture } from './style-mod.js';
@@ -48,13 +48,9 @@ const highlight = HighlightStyle.define([
 ]);
 
 // languages are the editor's: Starlark policies read as Python, rt-app's
-// "json like" files (comments, trailing commas) as JavaScript, whose grammar
-// takes both where JSON's would mark them as errors. As one expression (the
-// grammar's SingleExpression), not a script: a script's leading "{" is a
-// block, in which '"global": {' is a syntax error, and Enter after such a
-// line indented to column 0; an object's properties indent by one unit.
-const rtapp = javascriptLanguage.configure({ top: 'SingleExpression' });
-const languages = { python: () => python(), json: () => new LanguageSupport(rtapp) };
+// "json like" files (comments, trailing commas) with rtapp-lang.js, which
+// takes both where JSON's grammar would mark them as errors.
+const languages = { python: () => python(), json: () => new LanguageSupport(rtappLanguage) };
 
 // extensions are an editor's: the same for every editor of a language but
 // for the hooks, so styleSheet sees the styles create's editors mount.
