@@ -80,17 +80,8 @@ func TestRTAppRuntimeIsWallTime(t *testing.T) {
 	// passes returns the wall time of each pass's run event and the CPU time
 	// the thread had in the pass.
 	passes := func(kind string) (wall, cpu []int64) {
-		src := `{"tasks": {"a": {"cpus": [0], "` + kind + `": 5000, "sleep": 5000},
-			"tick": {"cpus": [0], "run": 300, "timer": {"ref": "unique", "period": 1000}}}}`
-		sc, err := rtappScenario(src).WithKnobs("sched.policy=osv")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := NewSim(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetVisual(false)
+		s := newRTAppSim(t, `{"tasks": {"a": {"cpus": [0], "`+kind+`": 5000, "sleep": 5000},
+			"tick": {"cpus": [0], "run": 300, "timer": {"ref": "unique", "period": 1000}}}}`, "sched.policy=osv")
 		a := s.wl.(*rtappWorkload).thr[0].t
 		last := 0.0
 		if err := s.SetRTAppLog(func(r RTAppLogRow) {

@@ -66,14 +66,7 @@ func TestRTAppMutexIsNotHandedOver(t *testing.T) {
 		{`16`, 150, 1 << 30, false},
 		{`"file"`, perBuffer - 2, perBuffer + 2, true},
 	} {
-		sc := rtappScenario(strings.Replace(src, "LOG", tc.log, 1))
-		sc.DurationMs = 400
-		sc.Machine.VCPUs = 2
-		s, err := NewSim(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetVisual(false)
+		s := newRTAppSim(t, strings.Replace(src, "LOG", tc.log, 1), "duration_ms=400", "machine.vcpus=2")
 		w := s.wl.(*rtappWorkload)
 		b := &w.thr[1]
 		woken := 0
@@ -187,17 +180,8 @@ func TestRTAppRuntimeChunks(t *testing.T) {
 // TestRTAppPreemptedRuntimeWholeChunks: a runtime cut short by preemption
 // still does whole chunks: the CPU time it got is a multiple of 32 µs.
 func TestRTAppPreemptedRuntimeWholeChunks(t *testing.T) {
-	src := `{"tasks": {"a": {"cpus": [0], "runtime": 5000, "sleep": 5000},
-		"tick": {"cpus": [0], "run": 300, "timer": {"ref": "unique", "period": 1000}}}}`
-	sc, err := rtappScenario(src).WithKnobs("sched.policy=osv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetVisual(false)
+	s := newRTAppSim(t, `{"tasks": {"a": {"cpus": [0], "runtime": 5000, "sleep": 5000},
+		"tick": {"cpus": [0], "run": 300, "timer": {"ref": "unique", "period": 1000}}}}`, "sched.policy=osv")
 	w := s.wl.(*rtappWorkload)
 	a := &w.thr[0]
 	cut := 0
@@ -248,12 +232,7 @@ func TestRTAppGlobalDuration(t *testing.T) {
 // TestRTAppDurationCut: a run shorter than the description's global.duration
 // says so in its notes.
 func TestRTAppDurationCut(t *testing.T) {
-	sc := rtappScenario(`{"global": {"duration": 600}, "tasks": {"t": {"loop": -1, "run": 1000, "sleep": 1000}}}`)
-	s, err := NewSim(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetVisual(false)
+	s := newRTAppSim(t, `{"global": {"duration": 600}, "tasks": {"t": {"loop": -1, "run": 1000, "sleep": 1000}}}`)
 	notes := s.Run().RTApp.Notes
 	if len(notes) != 1 || !strings.Contains(notes[0], "runs 600 s; this run covers its first 1 s") {
 		t.Errorf("notes %q", notes)
@@ -275,4 +254,20 @@ func TestRTAppNotes(t *testing.T) {
 	if k := rtTaskRes(t, r, "t"); k.CDurationMeanUs != 60 {
 		t.Errorf("a pass asks %.0f µs of run, want the three runs' 60", k.CDurationMeanUs)
 	}
+}
+
+// newRTAppSim makes the simulation of src (rtappScenario) with knobs
+// applied, without its visual record.
+func newRTAppSim(t *testing.T, src string, knobs ...string) *Sim {
+	t.Helper()
+	sc, err := rtappScenario(src).WithKnobs(knobs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSim(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	return s
 }
