@@ -138,7 +138,7 @@ type rtThread struct {
 	task   int
 	wait   rtWait
 	res    int   // the resource it waits for (rtLock..rtSem)
-	mutex  int   // rtCond: the mutex to take back when signalled
+	mutex  int   // rtCond, rtBarrier, rtSuspend: the mutex to take back when woken
 	wakeAt int64 // rtStart, rtSleep, rtTimer, rtRuntime: when its timer fires
 	// sub is the step of a synchronisation event made of several (wait:
 	// sleep, then take the mutex back; rtapp_sync.go) that th is at.
