@@ -25,6 +25,12 @@ func FuzzRTAppRun(f *testing.F) {
 	f.Add(ckRTAppMix)
 	f.Add(`{"tasks": {"t": {"loop": -1, "lock": "m", "unlock": "m"}}}`)
 	f.Add(`{"tasks": {"t": {"timer": {"ref": "x", "period": 1}, "yield": 1, "sleep": 0, "run": 0}}}`)
+	// glibc's locks raced for, a barrier passed alone, suspend on a shared
+	// name, semaphores retried, runtime chunks, log writes.
+	f.Add(`{"tasks": {"a": {"loop": -1, "lock": "m", "run": 200, "unlock": "m", "barrier": "b", "suspend": "go", "sem_wait": "s"},
+		"b": {"instance": 2, "loop": -1, "lock": "m", "runtime": 33, "unlock": "m", "barrier": "b", "resume": "go", "sem_post": "s", "sem_post1": "s"}}}`)
+	f.Add(`{"global": {"duration": 1, "log_size": "file"}, "tasks": {"a": {"loop": -1, "lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m", "run": 10},
+		"b": {"loop": -1, "lock": "m", "broad": "c", "unlock": "m", "runtime": 0}}}`)
 	f.Fuzz(func(t *testing.T, src string) {
 		sc := rtappScenario(src)
 		sc.Machine.VCPUs = 2

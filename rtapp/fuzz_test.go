@@ -22,6 +22,9 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"tasks": {"a": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m"}}} /* x */`))
 	f.Add([]byte(`{"tasks": {"a": {"run": 1,},},}`))
+	// workgen's forms: a bare suspend, repeated keys; suspend on a shared name.
+	f.Add([]byte("{\"tasks\": {\"a\": {\n\"suspend\",\n\"run\": 1, \"run\": 2, \"suspend1\"}, \"b\": {\"resume\": \"a\", \"suspend\": \"go\", \"resume1\": \"go\"}}}"))
+	f.Add([]byte(`{"global": {"duration": 0, "log_size": 4}, "tasks": {"a": {"runtime": 10, "barrier": "b"}, "b": {"barrier": "b", "sem_post": "s"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
 		d, err := Decode(data)
