@@ -172,3 +172,29 @@ func TestPolicyEditorOnAPhone(t *testing.T) {
 	eval[any](t, ctx, `document.getElementById('policy-panel').scrollIntoView()`)
 	screenshot(t, ctx, viewport, "policy-phone")
 }
+
+// TestPolicyParksTasks: a policy that puts tasks in a DSQ nothing reads
+// plays on with no work done for those tasks; the panel says which tasks
+// wait, since when and where, long before the watchdog ejects the policy.
+func TestPolicyParksTasks(t *testing.T) {
+	ctx, base := browser(t, 1280, 900)
+	open(t, ctx, base+"/#v=1&preset=hackbench&compare=sched.policy:scx_simple,scx")
+	waitFor(t, ctx, `!!window.schedplayEditorView && !document.getElementById('policy-panel').hidden`, time.Minute)
+	parked, err := os.ReadFile(filepath.Join(repoRoot(t), "scxstar", "testdata", "parked.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval[any](t, ctx, `window.schedplayEditorView.set(`+jsString(string(parked))+`), document.getElementById('policy-run').click()`)
+	eval[any](t, ctx, `window.schedplay.runTo(1500e6)`)
+	waitRun(t, ctx, `(s => s.now_ns === 1500e6 && s.pending === 0 && !s.playing)(window.schedplay.state())`, 2*time.Minute)
+	waitFor(t, ctx, `document.getElementById('policy-status').textContent.includes('tasks wait and do not run')`, 10*time.Second)
+	got := eval[string](t, ctx, `document.getElementById('policy-status').textContent`)
+	for _, want := range []string{"Arm B", "DSQ 5"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the panel says %q; want %q in it", got, want)
+		}
+	}
+	eval[any](t, ctx, `document.getElementById('policy-panel').scrollIntoView()`)
+	screenshot(t, ctx, "#policy-panel", "policy-parked")
+	eval[any](t, ctx, `localStorage.removeItem('schedplay.policy.draft')`)
+}
