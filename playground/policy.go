@@ -100,7 +100,13 @@ func policyWaiting(arm string, w engine.ScxWaiting, nowNs, watchdogMs int64) (Po
 		}
 		p.Tasks = append(p.Tasks, wt)
 		if len(named) < waitingNamed {
-			named = append(named, "pid "+strconv.Itoa(t.PID)+" ("+t.Name+") on "+t.Where+" since "+wt.Since)
+			// How long it has waited says more to a reader than the
+			// moment it began (kept in Since).
+			waited := "?"
+			if t.SinceNs >= 0 {
+				waited = view.Duration(float64(nowNs - t.SinceNs))
+			}
+			named = append(named, "pid "+strconv.Itoa(t.PID)+" ("+t.Name+") on "+t.Where+", waiting "+waited)
 		}
 	}
 	tasks := " tasks are"

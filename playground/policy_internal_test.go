@@ -31,9 +31,9 @@ func TestPolicyWaiting(t *testing.T) {
 		{"waiting, not yet long", parked(3, 2e6), 2e6 + WaitingAfterNs - 1, 0, nil, 0},
 		{"since unknown", engine.ScxWaiting{Count: 1, Tasks: []engine.ScxWaitingTask{{PID: 1, Name: "x", SinceNs: -1, Where: "DSQ 5"}}}, 5e9, 0, nil, 0},
 		{"one task, a second", parked(1, 2e6), 2e6 + WaitingAfterNs, 0,
-			[]string{"1 task is runnable and not running", "pid 1 (receiver) on DSQ 5 since 0.002", "30 s, the kernel's default"}, 1},
+			[]string{"1 task is runnable and not running", "pid 1 (receiver) on DSQ 5, waiting 1.00 s", "30 s, the kernel's default"}, 1},
 		{"many, the rest counted", parked(200, 1900), 3e9, 0,
-			[]string{"200 tasks are runnable", "pid 1 (receiver) on DSQ 5", "pid 3 (receiver)", "pid 5 (receiver)", ", and 197 more."}, engine.ScxWaitingListed},
+			[]string{"200 tasks are runnable", "pid 1 (receiver) on DSQ 5, waiting 3.00 s", "pid 3 (receiver)", "pid 5 (receiver)", ", and 197 more."}, engine.ScxWaitingListed},
 		{"a watchdog set", parked(2, 0), 2e9, 5000,
 			[]string{"2 tasks are", "once a task has waited 5000 ms (sched.scx.watchdog_ms)"}, 2},
 	} {

@@ -206,7 +206,7 @@ func TestPolicyParkedTasksAreNamed(t *testing.T) {
 			t.Errorf("task %d waited less than task %d: the longest-waiting come first", i-1, i)
 		}
 	}
-	if !strings.Contains(w.Message, "pid "+strconv.Itoa(w.Tasks[0].PID)+" (") || !strings.Contains(w.Message, "on DSQ 5 since ") {
+	if !strings.Contains(w.Message, "pid "+strconv.Itoa(w.Tasks[0].PID)+" (") || !strings.Contains(w.Message, "on DSQ 5, waiting ") {
 		t.Errorf("message %q does not name the longest-waiting task and its DSQ", w.Message)
 	}
 }
