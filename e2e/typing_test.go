@@ -300,14 +300,7 @@ func TestTypedPolicyEditor(t *testing.T) {
 	paste(t, ctx, block)
 	want += block
 
-	got := eval[string](t, ctx, `window.schedplayEditorView.get()`)
-	sameText(t, "the policy editor", got, want)
-	if c := readClock(t, ctx); c != before {
-		t.Errorf("typing moved the simulation: %+v before, %+v after", before, c)
-	}
-	editorLooks(t, ctx, "schedplayEditorView")
-	eval[any](t, ctx, `document.getElementById('policy-panel').scrollIntoView()`)
-	screenshot(t, ctx, "#policy-panel", "typed-policy-editor")
+	typedAsTyped(t, ctx, "policy", "schedplayEditorView", want, before)
 
 	// Outside the editor, the same key is the page's: Space plays. (So the
 	// keys above would have been taken, had the editor not kept them.)
@@ -366,14 +359,7 @@ func TestTypedWorkloadEditor(t *testing.T) {
 	paste(t, ctx, block)
 	want += block
 
-	got := eval[string](t, ctx, `window.schedplayWorkloadView.get()`)
-	sameText(t, "the workload editor", got, want)
-	if c := readClock(t, ctx); c != before {
-		t.Errorf("typing moved the simulation: %+v before, %+v after", before, c)
-	}
-	editorLooks(t, ctx, "schedplayWorkloadView")
-	eval[any](t, ctx, `document.getElementById('workload-panel').scrollIntoView()`)
-	screenshot(t, ctx, "#workload-panel", "typed-workload-editor")
+	typedAsTyped(t, ctx, "workload", "schedplayWorkloadView", want, before)
 
 	// Ctrl+Enter, in the editor, runs it.
 	press(t, ctx, "\r", chromedp.ModifierCtrl)
@@ -396,4 +382,19 @@ func TestTypedWorkloadEditor(t *testing.T) {
 		}
 	}
 	eval[any](t, ctx, `localStorage.removeItem('schedplay.rtapp.draft')`)
+}
+
+// typedAsTyped checks what was typed into the section's editor (its handle
+// on window): the text exactly as typed, the simulation where it was, the
+// editor drawn as it should be; and takes its screenshot.
+func typedAsTyped(t *testing.T, ctx context.Context, section, handle, want string, before clock) {
+	t.Helper()
+	got := eval[string](t, ctx, `window.`+handle+`.get()`)
+	sameText(t, "the "+section+" editor", got, want)
+	if c := readClock(t, ctx); c != before {
+		t.Errorf("typing moved the simulation: %+v before, %+v after", before, c)
+	}
+	editorLooks(t, ctx, handle)
+	eval[any](t, ctx, `document.getElementById('`+section+`-panel').scrollIntoView()`)
+	screenshot(t, ctx, "#"+section+"-panel", "typed-"+section+"-editor")
 }
