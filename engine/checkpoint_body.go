@@ -34,6 +34,7 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 		w.iv(t.wokenAtNs)
 		w.iv(t.requeuedAtNs)
 		w.iv(int64(t.local))
+		t.fair.ckSave(w)
 	}
 
 	for _, c := range s.cpus {
@@ -58,6 +59,7 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 		w.at(c.pollEndNs)
 		w.iv(c.hostPollNs)
 		w.ref(c.pullSlot)
+		c.cfs.ckSave(w)
 	}
 
 	w.n(len(s.kthreads))
@@ -138,6 +140,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 		t.wokenAtNs = r.intIn(-1, s.now)
 		t.requeuedAtNs = r.intIn(-1, s.now)
 		t.local = int(r.intIn(-1, maxCkThreads))
+		t.fair.ckLoad(r)
 	}
 
 	for i, c := range s.cpus {
@@ -169,6 +172,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 		c.pollEndNs = r.at()
 		c.hostPollNs = r.iv()
 		c.pullSlot = r.ref(ncpu)
+		c.cfs.ckLoad(r, c)
 	}
 
 	if r.err != nil {
@@ -378,7 +382,7 @@ func (q *eventQueue) ckLoad(r *ckReader, s *Sim) {
 // the workload (ckLoad).
 func (s *Sim) checkEvent(p payload) string {
 	switch p.kind {
-	case evStepEnd, evIRQ, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid, evTimer:
+	case evStepEnd, evIRQ, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid, evTimer, evTick:
 		if p.cpu < 0 || int(p.cpu) >= len(s.cpus) {
 			return fmt.Sprintf("cpu %d does not exist", p.cpu)
 		}

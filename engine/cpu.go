@@ -49,6 +49,8 @@ type thread struct {
 	// program (the kernel's threads, or the workload's backends, writers or
 	// hackbench children), or is -1.
 	local int
+	// fair is the thread's sched_entity under the linux policy (fair.go).
+	fair fairEntity
 }
 
 // cpu is one (v)CPU.
@@ -98,6 +100,9 @@ type cpu struct {
 	pollEndNs   int64 // host halt-poll end for the current halt (<= haltStart if none)
 	hostPollNs  int64 // KVM's per-vCPU halt_poll_ns
 	pullSlot    int   // pull_donate_to: the CPU holding this victim's slot, or -1
+
+	// cfs is the fair class's run queue under the linux policy (fair.go).
+	cfs fairRQ
 }
 
 func newCPU(s *Sim, id int) *cpu {
@@ -106,6 +111,7 @@ func newCPU(s *Sim, id int) *cpu {
 		state:      CPUSpinning,
 		spinWindow: s.sc.Sched.IdleSpin.Cap,
 		pullSlot:   -1,
+		cfs:        fairRQ{tickAt: -1},
 		rq:         make([]*thread, 0, 8),
 	}
 }
@@ -122,7 +128,8 @@ func (c *cpu) load() int {
 // newThread creates a thread homed on cpu (blocked until woken).
 func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
 	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1, local: -1,
-		state: ThreadBlocked, wokenAtNs: -1, requeuedAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID}
+		state: ThreadBlocked, wokenAtNs: -1, requeuedAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID,
+		fair: s.newFairEntity()}
 	s.threads = append(s.threads, t)
 	return t
 }
@@ -145,6 +152,11 @@ func (s *Sim) setState(c *cpu, st CPUState) {
 func (s *Sim) rqInsert(c *cpu, t *thread) {
 	t.state = ThreadQueued
 	t.cpu = c.id
+	if s.fair {
+		s.fairEnqueue(c, t)
+		s.m.queueChanged(s, c)
+		return
+	}
 	i := len(c.rq)
 	c.rq = append(c.rq, t)
 	for !s.fifo && i > 0 && c.rq[i-1].vr > t.vr {
@@ -157,6 +169,9 @@ func (s *Sim) rqInsert(c *cpu, t *thread) {
 
 // rqRemove removes t from c's runqueue.
 func (s *Sim) rqRemove(c *cpu, t *thread) {
+	if s.fair {
+		c.cfs.sub(t)
+	}
 	for i, x := range c.rq {
 		if x == t {
 			copy(c.rq[i:], c.rq[i+1:])
@@ -204,7 +219,9 @@ func (s *Sim) moveIncoming(c *cpu) {
 // startSegment starts a new accounting segment of c's running thread at now.
 func (s *Sim) startSegment(c *cpu) {
 	c.segStartNs = s.now
-	c.segScale = s.decayScaleNow()
+	if !s.fair { // the fair class keeps vruntime instead (fair.go)
+		c.segScale = s.decayScaleNow()
+	}
 }
 
 // chargeRuntime adds the current segment's run time to the running thread's
@@ -216,9 +233,13 @@ func (s *Sim) chargeRuntime(c *cpu) {
 		return
 	}
 	if ran := s.now - c.segStartNs; ran > 0 {
-		scale := s.decayScaleNow()
-		t.vr += float64(t.prio * s.decayTauNs * float64(scale-c.segScale))
 		t.runNs += float64(ran)
+		if s.fair {
+			s.updateCurrFair(c, ran)
+		} else {
+			scale := s.decayScaleNow()
+			t.vr += float64(t.prio * s.decayTauNs * float64(scale-c.segScale))
+		}
 	}
 	s.startSegment(c)
 }
@@ -296,6 +317,10 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	c.cur = t
 	c.prevThread = t
 	c.dispatchNs = s.now
+	if s.fair {
+		s.setProtectSlice(c, t)
+		s.startTick(c)
+	}
 	t.state = ThreadRunning
 	t.cpu = c.id
 	t.lastCPU = c.id
@@ -387,7 +412,10 @@ func (s *Sim) reschedule(c *cpu) {
 	if s.yielding != nil {
 		// sched_yield: the thread goes behind what is queued here, if
 		// anything is; alone, it goes on.
-		if !yield && s.yielding == c.cur && len(c.rq) > 0 {
+		switch {
+		case s.yielding == c.cur && s.fair:
+			yield, reason = s.yieldFair(c), "the running thread called sched_yield (an rt-app yield event)"
+		case !yield && s.yielding == c.cur && len(c.rq) > 0:
 			yield, reason = true, "the running thread called sched_yield (an rt-app yield event)"
 		}
 		s.yielding = nil
@@ -411,7 +439,9 @@ func (s *Sim) reschedule(c *cpu) {
 		}
 		s.decide(DecPreempt, c.id, c.id, w.id, reason, int64(t.id))
 		// add_context_switch_penalty: a thread that preempts another pays for it.
-		w.vr += float64(w.prio * s.penaltyFactor * s.decayScaleNow())
+		if !s.fair {
+			w.vr += float64(w.prio * s.penaltyFactor * s.decayScaleNow())
+		}
 		s.switchTo(c, w)
 		return
 	}

@@ -1,33 +1,39 @@
 package engine
 
-// An EEVDF-like Linux reference policy (docs/mechanisms.md, The Linux reference;
-// kernel/sched/fair.c), for comparing
-// sched_ext's rules with what the default scheduler does on the same workload.
+// The Linux reference policy (docs/mechanisms.md, The Linux reference;
+// kernel/sched/fair.c, Linux 6.12-6.18), for comparing sched_ext's rules with
+// what the default scheduler does on the same workload.
 //
-// Modelled: wake-affine placement (a sync wakeup from a CPU running only the waker
-// targets the waker's CPU; an idle waker CPU or idle previous CPU is preferred),
-// then select_idle_sibling (target if idle, previous CPU if idle, else the first
-// idle CPU after the target; the whole machine is one LLC); run-to-parity (a
-// woken task never preempts the running one before that has run a base slice, so
-// a sync wakee waits for its waker to block, as EEVDF's RUN_TO_PARITY lets the
-// current task keep its slice); per-CPU runqueues in decayed-runtime order (a
-// stand-in for vruntime/deadline order); newidle balancing (a CPU about to go idle
-// pulls the tail of the busiest runqueue, with no IPI).
+// Run order is the fair class's EEVDF (fair.go): weights, vruntime, lag,
+// eligibility, virtual deadlines, RUN_TO_PARITY, PREEMPT_SHORT, wakeup
+// preemption and DELAY_DEQUEUE, with a periodic tick (tick.go) where a spent
+// slice is noticed.
 //
-// Simplified away: weights and nice, lag and eligibility, deadlines, the periodic
-// and NOHZ idle balancers, SMT and cache domains, wake_affine_weight.
+// Wake placement is wake-affine (a sync wakeup from a CPU running only the
+// waker targets the waker's CPU; an idle waker CPU or idle previous CPU is
+// preferred), then select_idle_sibling (target if idle, previous CPU if idle,
+// else the first idle CPU after the target; the whole machine is one LLC).
+// Balancing is newidle balancing (a CPU about to go idle pulls the tail of the
+// busiest runqueue, with no IPI).
+//
+// Simplified away: the periodic and NOHZ idle balancers, SMT and cache
+// domains, wake_affine_weight, task groups, and the other classes.
 
-// linuxPolicy's sliceNs is sysctl_sched_base_slice scaled as the kernel scales it
+// linuxPolicy is the fair class; its state is the CPUs' cfs and the threads'
+// fair entities.
+type linuxPolicy struct{}
+
+func newLinuxPolicy(s *Sim) *linuxPolicy { return &linuxPolicy{} }
+
+// linuxBaseSliceNs is sysctl_sched_base_slice scaled as the kernel scales it
 // by default (SCHED_TUNABLESCALING_LOG in kernel/sched/fair.c's
 // get_update_sysctl_factor: 1 + ilog2(min(online CPUs, 8))).
-type linuxPolicy struct{ sliceNs int64 }
-
-func newLinuxPolicy(s *Sim) *linuxPolicy {
+func linuxBaseSliceNs(sc Scenario) int64 {
 	factor := int64(1)
-	for n := min(len(s.cpus), 8); n > 1; n >>= 1 {
+	for n := min(sc.Machine.VCPUs, 8); n > 1; n >>= 1 {
 		factor++
 	}
-	return &linuxPolicy{sliceNs: s.sc.Sched.BaseSliceUs * 1000 * factor}
+	return sc.Sched.BaseSliceUs * 1000 * factor
 }
 
 // linuxIdle is idle_cpu(): running the idle task with nothing queued. A CPU still
@@ -38,6 +44,10 @@ func linuxIdle(c *cpu) bool {
 
 func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
 	prev := t.cpu
+	if t.fair.delayed {
+		// try_to_wake_up finds it still queued (ttwu_runnable): no CPU is chosen.
+		return placement{cpu: prev, reason: "delayed dequeue: still on its CPU's queue, requeued there (ttwu_runnable)"}
+	}
 	target := prev
 	if from >= 0 && !t.pinned {
 		switch wc := s.cpus[from]; {
@@ -68,13 +78,11 @@ func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placemen
 	return placement{cpu: target, reason: "no idle CPU: the previous CPU"}
 }
 
-// wakeIPI: an idle target is woken; a busy one keeps running to parity.
+// wakeIPI: an idle target is woken (a busy one is not asked: wakeBusyFair
+// queues the task there and checks wakeup preemption).
 func (p *linuxPolicy) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, string) {
 	if spinning {
 		return false, "target CPU is in its idle loop and will see the task"
-	}
-	if c.cur != nil {
-		return false, "target is running; run-to-parity lets it finish its slice"
 	}
 	if c.wakePending {
 		return false, "a reschedule IPI is already pending on the target"
@@ -82,19 +90,33 @@ func (p *linuxPolicy) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, str
 	return true, "wake the idle target CPU"
 }
 
+// yieldAtStepEnd: at a reschedule point the fair class picks again only if
+// update_curr or a wakeup asked for it (need_resched); the running task
+// yields when pick_eevdf prefers another.
 func (p *linuxPolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
-	return len(c.rq) > 0 && s.now-c.dispatchNs >= p.sliceNs && c.rq[0].vr < s.curVR(c)
+	if !c.cfs.resched {
+		return false
+	}
+	c.cfs.resched = false
+	return s.pickNextFair(c, true) != c.cur
 }
 
 func (p *linuxPolicy) timeSlices() bool { return false }
 
 func (p *linuxPolicy) preemptReason() string {
-	return "the running task used its base slice and a queued task has run less"
+	return "EEVDF: a queued task is eligible with an earlier virtual deadline (pick_eevdf)"
 }
 
 func (p *linuxPolicy) requeue(s *Sim, c *cpu, t *thread) { s.rqInsert(c, t) }
 
-func (p *linuxPolicy) pick(s *Sim, c *cpu) *thread { return rqPopHead(s, c) }
+// pick is pick_next_entity: the eligible task with the earliest deadline.
+func (p *linuxPolicy) pick(s *Sim, c *cpu) *thread {
+	t := s.pickNextFair(c, true)
+	if t != nil {
+		s.rqRemove(c, t)
+	}
+	return t
+}
 
 // idleEnter is newidle balancing: pull the busiest runqueue's tail.
 func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
@@ -111,6 +133,7 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	if t == nil {
 		return false
 	}
+	s.fairDetach(busiest, t)
 	s.rqRemove(busiest, t)
 	s.migrateCount(t, busiest.id, c.id)
 	s.decide(DecNewidlePull, c.id, busiest.id, t.id, "newidle balance: pulled the busiest runqueue's tail before sleeping", int64(len(busiest.rq)+1))
@@ -123,4 +146,5 @@ func (p *linuxPolicy) servePull(s *Sim, c *cpu) {}
 
 func (p *linuxPolicy) shared() []*thread { return nil }
 
-func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) {}
+// blocked is dequeue_entity(DEQUEUE_SLEEP) for the task that just blocked.
+func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) { s.fairDequeueSleep(c, t) }

@@ -28,11 +28,12 @@ const (
 	evScxTimer                   // a sched_ext policy's timer fires (gen: the timer's)
 	evScxWatchdog                // the sched_ext watchdog checks for stalled tasks (not counted)
 	evRTApp                      // an rt-app thread's sleep or timer expires (arg: its index)
+	evTick                       // a busy CPU's periodic scheduler tick (cpu; stale unless at its cfs.tickAt)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

@@ -32,12 +32,12 @@ import (
 //   - an affinity ("cpus", of a task or a phase) other than exactly one CPU
 //     (the thread is pinned there, as the engine pins threads: cpu.go) or
 //     every CPU of the machine (not pinned); a CPU the machine does not have;
-//   - a policy other than SCHED_OTHER: the schedulers modelled (osv,
-//     scx_simple, linux, scx) have no real-time classes, and SCHED_BATCH and
-//     SCHED_IDLE change weights and wake-up preemption the engine does not
-//     model;
-//   - a nice value other than 0: no policy here weighs tasks (every
-//     sched_ext task has weight 100, ScxTask.Weight), so a nice would be
+//   - SCHED_FIFO and SCHED_RR: no real-time class is modelled yet;
+//   - SCHED_BATCH and SCHED_IDLE except under sched.policy=linux, whose fair
+//     class weighs them (fair.go);
+//   - a nice value other than 0 except under sched.policy=linux (the fair
+//     class's weight) or scx (the policy's p.weight): OSv has no nice and
+//     the built-in scx_simple charges time unweighted, so a nice would be
 //     silently ignored.
 
 // WorkloadRTApp is the kind that runs workload.rtapp.
@@ -102,6 +102,9 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, policy string) (*rtap
 				if err := rtappSched(s, policy, s.Priority == t.Sched.Priority); err != "" {
 					return nil, at(pp, ph.Pos, "%s", err)
 				}
+				if otherIfEmpty(s.Policy) != otherIfEmpty(t.Sched.Policy) {
+					return nil, at(pp, ph.Pos, "changes the policy mid-run (%s, the task has %s): a task's policy is set once, at its start", otherIfEmpty(s.Policy), otherIfEmpty(t.Sched.Policy))
+				}
 			}
 		}
 	}
@@ -155,24 +158,32 @@ func cpusOrAll(cpus []int) string {
 	return fmt.Sprint(cpus)
 }
 
+// otherIfEmpty reads an unset policy as SCHED_OTHER.
+func otherIfEmpty(p rtapp.Policy) rtapp.Policy {
+	if p == "" {
+		return rtapp.SchedOther
+	}
+	return p
+}
+
 // rtappSched checks a policy and priority the engine can run under the
 // scenario's sched.policy. A nice is the task's weight where a policy reads
-// one: a sched_ext policy of the scenario's own (sched.policy=scx) reads
-// p.weight (ScxWeightOfNice); the built-in schedulers weigh nothing (the
-// linux reference leaves weights out, the Go scx_simple charges time
-// unweighted, OSv has no nice), so there a nice would be silently ignored.
+// one: the linux reference's fair class (sched_prio_to_weight), and a
+// sched_ext policy of the scenario's own (sched.policy=scx) through p.weight
+// (ScxWeightOfNice); OSv has no nice and the Go scx_simple charges time
+// unweighted, so there a nice would be silently ignored.
 // asTask is false for a phase whose nice differs from its task's: a task's
 // weight is set once, at its start.
 func rtappSched(s rtapp.Sched, policy string, asTask bool) string {
 	switch {
 	case s.Policy.RealTime():
 		return string(s.Policy) + " is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class"
-	case s.Policy != rtapp.SchedOther && s.Policy != "":
-		return string(s.Policy) + " is refused: only SCHED_OTHER is modelled (SCHED_BATCH and SCHED_IDLE change weights and wake-up preemption, which the engine does not model)"
+	case s.Policy != rtapp.SchedOther && s.Policy != "" && policy != "linux":
+		return string(s.Policy) + " is refused under sched.policy=" + policy + ": SCHED_BATCH and SCHED_IDLE are the fair class's (weights and wake-up preemption), which only sched.policy=linux models"
 	case s.Priority != 0 && !asTask:
-		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused in a phase: a task's nice (its sched_ext weight) is set once, at its start; give it on the task"
-	case s.Priority != 0 && policy != "scx":
-		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused under sched.policy=" + policy + ": that scheduler weighs no tasks (the linux reference leaves weights out, the built-in scx_simple charges time unweighted, OSv has no nice), so a nice would be silently ignored; use 0, or sched.policy=scx with a policy that reads p.weight (examples/policies/scx_simple.star)"
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused in a phase: a task's nice (its weight) is set once, at its start; give it on the task"
+	case s.Priority != 0 && policy != "scx" && policy != "linux":
+		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused under sched.policy=" + policy + ": that scheduler weighs no tasks (the built-in scx_simple charges time unweighted, OSv has no nice), so a nice would be silently ignored; use 0, sched.policy=linux (the fair class's weights), or sched.policy=scx with a policy that reads p.weight (examples/policies/scx_simple.star)"
 	case s.Priority < -20 || s.Priority > 19:
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is out of range: a nice is -20 to 19"
 	}

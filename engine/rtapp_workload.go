@@ -129,6 +129,7 @@ type rtTask struct {
 	// its nice value.
 	scxWeight int64
 	nice      int
+	policy    rtapp.Policy // SCHED_OTHER, SCHED_BATCH or SCHED_IDLE
 }
 
 // rtThread is one thread instance: where it is in its script, and the loop
@@ -224,6 +225,7 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 			}
 			t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
 			t.local = i
+			t.fair.setPolicy(tk.policy, tk.nice)
 			th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
 				timers: make([]rtTimerState, len(w.names.unique))}
 			if w.logsToFile {
@@ -241,7 +243,7 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 		case w.tasks[th.task].loop == 0:
 			w.finish(s, th) // defined, started, and done at once
 		case th.wakeAt > 0:
-			s.at(th.wakeAt, evRTApp, 0, i, 0)
+			s.at(th.wakeAt+s.timerSlackNs(th.t), evRTApp, 0, i, 0)
 		default:
 			s.wake(th.t, -1, false)
 		}
@@ -259,7 +261,7 @@ func (w *rtappWorkload) event(s *Sim, e event) {
 		w.runtimeDeadline(s, th)
 		return
 	}
-	if (th.wait == rtStart || th.wait == rtSleep || th.wait == rtTimer) && th.wakeAt == s.now {
+	if (th.wait == rtStart || th.wait == rtSleep || th.wait == rtTimer) && th.wakeAt+s.timerSlackNs(th.t) == s.now {
 		// The hrtimer's interrupt on the CPU where the thread went to sleep.
 		s.raiseIRQ(s.cpus[th.t.cpu], th.t, irqTimer)
 	}
@@ -358,11 +360,13 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 	}
 }
 
-// sleepUntil blocks th until at, when its timer event wakes it.
+// sleepUntil blocks th until at, when its timer event wakes it: the
+// hrtimer's interrupt comes up to the thread's timer slack later
+// (timerSlackNs), and rt-app's wu_lat counts from at.
 func (w *rtappWorkload) sleepUntil(s *Sim, th *rtThread, st rtWait, at int64) {
 	w.setWait(th, st)
 	th.wakeAt = at
-	s.at(at, evRTApp, 0, th.t.local, 0)
+	s.at(at+s.timerSlackNs(th.t), evRTApp, 0, th.t.local, 0)
 }
 
 // timer is rtapp_timer's case of run_event; it reports whether th sleeps.

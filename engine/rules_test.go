@@ -424,7 +424,8 @@ func TestRuleWakeSync(t *testing.T) {
 }
 
 // TestRuleRunToParity: under the Linux reference a sync wakee queued behind its
-// waker does not preempt it before the waker has run its base slice.
+// waker does not preempt it before the waker reaches its virtual deadline
+// (RUN_TO_PARITY protects the slice it was picked with), and runs soon after.
 func TestRuleRunToParity(t *testing.T) {
 	s, w := tinySim(t, "sched.policy=linux", "machine.vcpus=1", "machine.platform=native")
 	waker := spawn(s, w, 0, false, 100_000, 100_000, 100_000, 100_000, 10_000_000)
@@ -432,12 +433,16 @@ func TestRuleRunToParity(t *testing.T) {
 	s.RunUntil(50_000)
 	wakee := spawn(s, w, 0, false, 1000)
 	s.wake(wakee, 0, true)
-	slice := s.pol.(*linuxPolicy).sliceNs
-	s.RunUntil(slice - 10_000)
-	if s.cpus[0].cur != waker {
-		t.Fatalf("the wakee took the CPU before the waker's %d µs slice", slice/1000)
+	// The waker alone on the CPU: its vruntime is the time it ran.
+	protectedUntil := waker.fair.vprot
+	if wakee.fair.deadline <= protectedUntil {
+		t.Fatalf("the wakee's deadline %d is before the waker's protection %d: the test needs a later one", wakee.fair.deadline, protectedUntil)
 	}
-	s.RunUntil(slice + 10_000_000)
+	s.RunUntil(protectedUntil - 10_000)
+	if s.cpus[0].cur != waker {
+		t.Fatalf("the wakee took the CPU before the waker's protected slice ended at %d µs", protectedUntil/1000)
+	}
+	s.RunUntil(protectedUntil + 10_000_000)
 	if wakee.state != ThreadBlocked || len(w[wakee.id]) != 0 {
 		t.Errorf("the wakee never ran after the slice")
 	}

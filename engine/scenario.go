@@ -165,6 +165,12 @@ type Sched struct {
 	// BaseSliceUs is Linux's sysctl_sched_base_slice before the CPU-count scaling
 	// (the linux policy's run-to-parity slice is this times 1+log2(min(CPUs, 8))).
 	BaseSliceUs int64 `json:"base_slice_us"`
+	// HZ is the Linux policies' tick rate (CONFIG_HZ): a CPU running a task
+	// takes a scheduler tick every 1/HZ s (tick.go).
+	HZ int64 `json:"hz"`
+	// TimerSlackUs is a SCHED_OTHER task's timer_slack_ns, in µs, under the
+	// Linux policies: its sleeps and timers expire this much late (tick.go).
+	TimerSlackUs int64 `json:"timer_slack_us"`
 	// ScxSliceUs is the slice scx_simple gives a task (SCX_SLICE_DFL).
 	ScxSliceUs int64 `json:"scx_slice_us"`
 	// Scx is the sched_ext policy of sched.policy=scx.
@@ -415,6 +421,8 @@ func DefaultScenario() Scenario {
 			HysteresisUs:      5000,
 			SwitchPenaltyUs:   10,
 			BaseSliceUs:       750,
+			HZ:                250,
+			TimerSlackUs:      50,
 			ScxSliceUs:        20_000,
 		},
 		Workload: Workload{

@@ -81,6 +81,7 @@ func onOSv(sc *Scenario) bool         { return sc.Sched.Policy == "osv" }
 func onScx(sc *Scenario) bool         { return sc.Sched.Policy == "scx_simple" || sc.Sched.Policy == "scx" }
 func onScxPolicy(sc *Scenario) bool   { return sc.Sched.Policy == "scx" }
 func onLinux(sc *Scenario) bool       { return sc.Sched.Policy == "linux" }
+func notOSv(sc *Scenario) bool        { return sc.Sched.Policy != "osv" }
 func withClients(sc *Scenario) bool   { return isKind(sc, WorkloadRequestServer, WorkloadCommit) }
 func withRequests(sc *Scenario) bool  { return isKind(sc, WorkloadRequestServer) }
 func withHackbench(sc *Scenario) bool { return isKind(sc, WorkloadHackbench) }

@@ -58,6 +58,11 @@ type Sim struct {
 	finishedNs int64
 	// scxOps are sched.policy=scx's callbacks, made from sched.scx.source.
 	scxOps ScxOps
+	// fair: the linux policy's fair class (fair.go) keeps each CPU's queue in
+	// virtual-deadline order and the sched_entity sums; baseSliceNs is its
+	// sysctl_sched_base_slice (scaled), tickNs the period of its tick (1/HZ).
+	fair                bool
+	baseSliceNs, tickNs int64
 	// yielding is a thread whose program just called sched_yield (the
 	// rtapp workload's yield): the reschedule that follows its step's end
 	// gives its CPU to the next queued thread. nil otherwise.
@@ -124,6 +129,9 @@ func newSimBase(sc Scenario, ops ScxOps) *Sim {
 		finishedNs: -1,
 	}
 	s.rng = rand.New(s.pcg)
+	s.tickNs = 1_000_000_000 / sc.Sched.HZ
+	s.baseSliceNs = linuxBaseSliceNs(sc)
+	s.fair = sc.Sched.Policy == "linux"
 	tau := s.decayTauNs
 	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
 	if sc.Sched.Policy == "osv" {
@@ -288,6 +296,8 @@ func (s *Sim) dispatch(e payload) {
 		}
 	case evIRQ:
 		s.irqArrive(s.cpus[e.cpu], irqSource(e.arg))
+	case evTick:
+		s.tick(s.cpus[e.cpu])
 	case evTimer:
 		s.timerFire(s.threads[e.arg])
 	case evScxTimer:

@@ -27,6 +27,7 @@ const (
 	irqIPIDonate irqSource = irqSource(IPIDonate)
 	irqDevice    irqSource = 10 // NIC or storage completion
 	irqTimer     irqSource = 11 // a kernel thread's timer
+	irqTick      irqSource = 12 // the periodic scheduler tick (tick.go)
 )
 
 // irqWork is the set of things an interrupt handler does at its exit.
@@ -63,6 +64,9 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 			// point, where the wakee may preempt.
 			s.decide(DecWakePlace, from, p.cpu, t.id, p.reason, 0)
 			s.rqInsert(tc, t)
+			if s.fair {
+				s.wakePreemptFair(tc, t)
+			}
 			return
 		}
 		s.wakeOwnCPU(tc, t)
@@ -71,7 +75,33 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 	// A wake "from" a CPU that runs nothing cannot be that CPU's (only a test
 	// makes one): it is treated as a wake from elsewhere.
 	s.decide(DecWakePlace, max(from, 0), p.cpu, t.id, p.reason, 0)
+	if s.fair && tc.cur != nil {
+		s.wakeBusyFair(tc, t, from)
+		return
+	}
 	s.enqueueRemote(tc, t, from, remoteWake)
+}
+
+// wakeBusyFair is ttwu_do_activate on a busy CPU c of the linux policy: the
+// waker queues t on c's runqueue itself (same LLC, so no wake list) and
+// checks wakeup preemption; only a preempting wake sends c a reschedule IPI
+// (resched_curr), and none when c already has one coming.
+func (s *Sim) wakeBusyFair(c *cpu, t *thread, from int) {
+	already := c.cfs.resched || c.wakePending
+	s.rqInsert(c, t)
+	if !s.wakePreemptFair(c, t) {
+		s.decide(DecIPISuppressed, max(from, 0), c.id, t.id, "the wakee does not preempt the running task (check_preempt_wakeup_fair): it waits for the next pick", int64(c.load()))
+		s.m.suppressedIPI(s)
+		return
+	}
+	if already {
+		s.decide(DecIPISuppressed, max(from, 0), c.id, t.id, "a reschedule is already pending on the target", int64(c.load()))
+		s.m.suppressedIPI(s)
+		return
+	}
+	c.wakePending = true
+	s.decide(DecIPISent, max(from, 0), c.id, t.id, "wakeup preemption: the wakee is eligible with an earlier deadline (check_preempt_wakeup_fair)", int64(c.load()))
+	s.sendIPI(from, c, IPIWakeup, t.id)
 }
 
 // wakeOwnCPU is wake_impl for a wakee homed on the waker's CPU c: it goes on c's

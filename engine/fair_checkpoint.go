@@ -1,0 +1,66 @@
+package engine
+
+// The fair class's state in a checkpoint (checkpoint_body.go writes the
+// threads and CPUs and calls these for their fair parts).
+
+func (f *fairEntity) ckSave(w *ckWriter) {
+	w.iv(f.weight)
+	w.iv(f.vruntime)
+	w.iv(f.deadline)
+	w.iv(f.slice)
+	w.iv(f.vlag)
+	w.iv(f.vprot)
+	w.flags(f.custom, f.delayed, f.batch, f.idle)
+	w.byte(f.place)
+}
+
+func (f *fairEntity) ckLoad(r *ckReader) {
+	f.weight = r.intIn(weightIdlePrio, niceWeight(-20))
+	f.vruntime = r.iv()
+	f.deadline = r.iv()
+	f.slice = r.intIn(1, 1<<40)
+	f.vlag = r.iv()
+	f.vprot = r.iv()
+	fl := r.flags(4)
+	f.custom, f.delayed, f.batch, f.idle = fl[0], fl[1], fl[2], fl[3]
+	if f.place = r.byte(); f.place > placeMigrate {
+		r.failf("placement %d is not one", f.place)
+	}
+}
+
+func (q *fairRQ) ckSave(w *ckWriter) {
+	w.iv(q.zero)
+	w.iv(q.sumWV)
+	w.iv(q.sumW)
+	w.flags(q.resched)
+	w.threads(q.delayed)
+	w.iv(q.tickAt)
+}
+
+// ckLoad reads c's cfs_rq; the sums must be what c's queue and delayed
+// entities add up to, and every delayed entity a blocked thread marked so.
+func (q *fairRQ) ckLoad(r *ckReader, c *cpu) {
+	q.zero = r.iv()
+	q.sumWV = r.iv()
+	q.sumW = r.iv()
+	q.resched = r.flags(1)[0]
+	q.delayed = r.threads(maxCkThreads)
+	q.tickAt = r.intIn(-1, 1<<62)
+	if r.err != nil || !r.s.fair {
+		return
+	}
+	check := fairRQ{zero: q.zero}
+	for _, t := range c.rq {
+		check.add(t)
+	}
+	for _, t := range q.delayed {
+		if !t.fair.delayed || t.state != ThreadBlocked {
+			r.failf("thread %d is on the delayed list but not a delayed, blocked task", t.id)
+			return
+		}
+		check.add(t)
+	}
+	if check.sumW != q.sumW || check.sumWV != q.sumWV {
+		r.failf("the fair sums (%d, %d) are not those of the queue (%d, %d)", q.sumW, q.sumWV, check.sumW, check.sumWV)
+	}
+}
