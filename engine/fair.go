@@ -87,14 +87,21 @@ func (s *Sim) newFairEntity() fairEntity {
 	return fairEntity{weight: nice0Load, slice: s.baseSliceNs, place: placeInitial}
 }
 
-// setPolicy gives the entity a task's policy and nice (set_load_weight: a
-// SCHED_IDLE task weighs WEIGHT_IDLEPRIO whatever its nice).
-func (f *fairEntity) setPolicy(p rtapp.Policy, nice int) {
+// setPolicy gives the entity a task's policy, nice and custom slice
+// (set_load_weight: a SCHED_IDLE task weighs WEIGHT_IDLEPRIO whatever its
+// nice; __setscheduler_params: a sched_runtime on a fair policy is a custom
+// slice, clamped to 0.1-100 ms; rt-app asks for one only under SCHED_OTHER
+// and SCHED_BATCH).
+func (f *fairEntity) setPolicy(p rtapp.Policy, nice int, sliceNs int64) {
 	f.weight = niceWeight(nice)
 	f.batch = p == rtapp.SchedBatch
 	f.idle = p == rtapp.SchedIdle
 	if f.idle {
 		f.weight = weightIdlePrio
+	}
+	if sliceNs > 0 && !f.idle {
+		f.custom = true
+		f.slice = min(max(sliceNs, 100_000), 100_000_000)
 	}
 }
 

@@ -93,3 +93,20 @@ func TestFairSumsStayTrue(t *testing.T) {
 		t.Errorf("hackbench never left a delayed entity on a queue: the check above saw no DELAY_DEQUEUE")
 	}
 }
+
+// TestFairCustomSliceWakesSooner: a periodic task given a short custom slice
+// (rt-app's dl-runtime under SCHED_OTHER, sched_attr.sched_runtime) preempts
+// a CPU hog as soon as it wakes (PREEMPT_SHORT overrides the hog's protected
+// slice); with the base slice it waits for the hog's protection to run out.
+func TestFairCustomSliceWakesSooner(t *testing.T) {
+	wuLat := func(slice string) float64 {
+		src := `{"tasks": {"hog": {"cpus": [0], "loop": -1, "run": 100000},
+			"tick": {"cpus": [0], "loop": -1, "run": 100, "timer": {"ref": "t", "period": 10000}` + slice + `}}}`
+		r := runRTApp(t, src, "sched.policy=linux", "duration_ms=2000", "sched.timer_slack_us=0")
+		return rtTaskRes(t, r, "tick").WuLatMeanUs
+	}
+	short, base := wuLat(`, "dl-runtime": 100`), wuLat("")
+	if short*10 > base {
+		t.Errorf("wake-up latency %.1f µs with a 100 µs custom slice, %.1f µs with the base slice: want the short slice's far lower", short, base)
+	}
+}

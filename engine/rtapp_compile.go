@@ -32,7 +32,7 @@ func rtappShell(s *Sim) *rtappWorkload {
 	first := 0
 	for _, t := range d.Tasks {
 		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
-			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority, policy: otherIfEmpty(t.Sched.Policy)}
+			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority, policy: otherIfEmpty(t.Sched.Policy), sliceNs: t.Sched.DLRuntime * 1000}
 		first += t.Instance
 		for _, ph := range t.Phases {
 			p := rtPhase{loop: ph.Loop}

@@ -102,6 +102,9 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, policy string) (*rtap
 				if err := rtappSched(s, policy, s.Priority == t.Sched.Priority); err != "" {
 					return nil, at(pp, ph.Pos, "%s", err)
 				}
+				if ph.Sched.DLRuntime != 0 && (s.DLRuntime != t.Sched.DLRuntime || s.DLPeriod != t.Sched.DLPeriod || s.DLDeadline != t.Sched.DLDeadline) {
+					return nil, at(pp, ph.Pos, "changes dl-runtime, dl-period or dl-deadline mid-run: a task's slice or reservation is set once, at its start")
+				}
 				if otherIfEmpty(s.Policy) != otherIfEmpty(t.Sched.Policy) {
 					return nil, at(pp, ph.Pos, "changes the policy mid-run (%s, the task has %s): a task's policy is set once, at its start", otherIfEmpty(s.Policy), otherIfEmpty(t.Sched.Policy))
 				}
@@ -176,6 +179,8 @@ func otherIfEmpty(p rtapp.Policy) rtapp.Policy {
 // weight is set once, at its start.
 func rtappSched(s rtapp.Sched, policy string, asTask bool) string {
 	switch {
+	case s.Policy == rtapp.SchedDeadline:
+		return "SCHED_DEADLINE is refused: the deadline class is not modelled yet"
 	case s.Policy.RealTime():
 		return string(s.Policy) + " is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class"
 	case s.Policy != rtapp.SchedOther && s.Policy != "" && policy != "linux":

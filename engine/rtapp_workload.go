@@ -130,6 +130,7 @@ type rtTask struct {
 	scxWeight int64
 	nice      int
 	policy    rtapp.Policy // SCHED_OTHER, SCHED_BATCH or SCHED_IDLE
+	sliceNs   int64        // a custom slice (sched_attr.sched_runtime), or 0
 }
 
 // rtThread is one thread instance: where it is in its script, and the loop
@@ -225,7 +226,7 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 			}
 			t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
 			t.local = i
-			t.fair.setPolicy(tk.policy, tk.nice)
+			t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
 			th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
 				timers: make([]rtTimerState, len(w.names.unique))}
 			if w.logsToFile {

@@ -203,12 +203,10 @@ func policy(n *node, path string) (Policy, error) {
 		return "", err
 	}
 	switch p := Policy(s); p { // string_to_policy
-	case SchedOther, SchedBatch, SchedIdle, SchedFIFO, SchedRR:
+	case SchedOther, SchedBatch, SchedIdle, SchedFIFO, SchedRR, SchedDeadline:
 		return p, nil
-	case SchedDeadline:
-		return "", errorAt(n.pos, path, "refused: SCHED_DEADLINE is not modelled")
 	}
-	return "", errorAt(n.pos, path, "want one of SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, got %s", n.describe())
+	return "", errorAt(n.pos, path, "want one of SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE, got %s", n.describe())
 }
 
 // --- global ---

@@ -167,18 +167,82 @@ func (d *decoder) body(path string, n *node, isTask bool, taskName string, pol P
 		}
 		d.note(join(path, m.name), m.pos, "no-op: an empty taskgroup is no taskgroup")
 	}
-	for _, k := range []string{"dl-runtime", "dl-period", "dl-deadline", "period", "deadline"} {
-		if m, ok := b.props[k]; ok {
-			x, err := integer(m.val, join(path, k), "an integer number of µs", 0, MaxDurationUS)
-			if err != nil {
-				return nil, err
-			}
-			if x != 0 {
-				return nil, errorAt(m.pos, join(path, k), "refused: SCHED_DEADLINE parameters and custom slices are not modelled")
-			}
-		}
+	if err := dlParams(b, n, path, isTask); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// dlParams reads the reservation keys as parse_sched_data does: dl-runtime,
+// dl-period (default: the runtime) and dl-deadline (default: the period),
+// and at task level the legacy runtime, period and deadline where the dl-
+// key is absent or 0 (a task-level "runtime" is also its runtime event).
+func dlParams(b *body, n *node, path string, isTask bool) error {
+	read := func(dlKey, legacy string) (int64, error) {
+		if m, ok := b.props[dlKey]; ok {
+			x, err := integer(m.val, join(path, dlKey), "an integer number of µs", 0, MaxDurationUS)
+			if err != nil || x != 0 {
+				return x, err
+			}
+		}
+		if !isTask {
+			return 0, nil
+		}
+		m, ok := b.props[legacy]
+		for _, mm := range n.members {
+			if !ok && legacy == "runtime" && mm.name == legacy {
+				m, ok = mm, true
+			}
+		}
+		if !ok {
+			return 0, nil
+		}
+		return integer(m.val, join(path, legacy), "an integer number of µs", 0, MaxDurationUS)
+	}
+	runtime, err := read("dl-runtime", "runtime")
+	if err != nil {
+		return err
+	}
+	period, err := read("dl-period", "period")
+	if err != nil {
+		return err
+	}
+	deadline, err := read("dl-deadline", "deadline")
+	if err != nil {
+		return err
+	}
+	if runtime == 0 && period == 0 && deadline == 0 {
+		return nil
+	}
+	if period == 0 {
+		period = runtime
+	}
+	if deadline == 0 {
+		deadline = period
+	}
+	if b.sched == nil {
+		b.sched = &Sched{}
+	}
+	b.sched.DLRuntime, b.sched.DLPeriod, b.sched.DLDeadline = runtime, period, deadline
+	return nil
+}
+
+// checkDL refuses a SCHED_DEADLINE reservation sched_setattr refuses
+// (__checkparam_dl, with the default sched_dl_period_min and _max: 100 µs
+// and 2^22 µs), where rt-app would exit.
+func checkDL(s Sched, path string, pos Pos) error {
+	if s.Policy != SchedDeadline {
+		return nil
+	}
+	switch {
+	case s.DLRuntime < 2:
+		return errorAt(pos, path+".dl-runtime", "SCHED_DEADLINE needs a runtime of at least 2 µs (the kernel's minimum is 1024 ns), got %d", s.DLRuntime)
+	case s.DLDeadline < s.DLRuntime || s.DLPeriod < s.DLDeadline:
+		return errorAt(pos, path, "SCHED_DEADLINE needs runtime <= deadline <= period, got %d, %d, %d µs: sched_setattr refuses it", s.DLRuntime, s.DLDeadline, s.DLPeriod)
+	case s.DLPeriod < 100 || s.DLPeriod > 1<<22:
+		return errorAt(pos, path+".dl-period", "SCHED_DEADLINE period %d µs is outside the kernel's 100 µs to 4194304 µs (sched_dl_period_min_us, _max_us)", s.DLPeriod)
+	}
+	return nil
 }
 
 func cpuList(n *node, path string) ([]int, error) {
@@ -234,9 +298,13 @@ func (d *decoder) task(path string, m member) (*Task, error) {
 			t.Sched.Policy = b.sched.Policy
 		}
 		t.Sched.Priority, t.Sched.PrioritySet = b.sched.Priority, b.sched.PrioritySet
+		t.Sched.DLRuntime, t.Sched.DLPeriod, t.Sched.DLDeadline = b.sched.DLRuntime, b.sched.DLPeriod, b.sched.DLDeadline
 	}
 	if !t.Sched.PrioritySet && t.Sched.Policy.RealTime() {
 		t.Sched.Priority = 10 // DEFAULT_THREAD_PRIORITY
+	}
+	if err := checkDL(t.Sched, path, m.pos); err != nil {
+		return nil, err
 	}
 	t.CPUs = b.cpus
 	if im, ok := b.props["instance"]; ok {

@@ -37,9 +37,10 @@
 // "global" and of the root are ignored, as rt-app ignores them.
 //
 // Refused (Decode fails, since ignoring them would change the workload):
-// SCHED_DEADLINE, dl-runtime, dl-period, dl-deadline (and the task-level
-// legacy period, deadline) when not 0, pi_enabled true, a non-empty
-// taskgroup, and the events mem, memrun, iorun and fork.
+// pi_enabled true, a non-empty taskgroup, and the events mem, memrun, iorun
+// and fork; a SCHED_DEADLINE task whose reservation sched_setattr would
+// refuse (__checkparam_dl). Whether the engine models what a file asks for
+// (a class, a custom slice) is the engine's to say.
 //
 // # Checks beyond rt-app's
 //

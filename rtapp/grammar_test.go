@@ -99,7 +99,7 @@ func TestGrammar(t *testing.T) {
 		{"every policy except deadline",
 			doc(`"a": {"policy": "SCHED_OTHER", "run": 1}, "b": {"policy": "SCHED_IDLE", "run": 1}, "c": {"policy": "SCHED_FIFO", "run": 1}, "d": {"policy": "SCHED_RR", "run": 1}, "e": {"policy": "SCHED_BATCH", "priority": 5, "run": 1}`),
 			func(t *testing.T, d *Description) {
-				want := []Sched{{SchedOther, 0, false}, {SchedIdle, 0, false}, {SchedFIFO, 10, false}, {SchedRR, 10, false}, {SchedBatch, 5, true}}
+				want := []Sched{{Policy: SchedOther}, {Policy: SchedIdle}, {Policy: SchedFIFO, Priority: 10}, {Policy: SchedRR, Priority: 10}, {Policy: SchedBatch, Priority: 5, PrioritySet: true}}
 				for i, tk := range d.Tasks {
 					if tk.Sched != want[i] {
 						t.Errorf("%s: %+v, want %+v", tk.Name, tk.Sched, want[i])
@@ -110,10 +110,10 @@ func TestGrammar(t *testing.T) {
 			doc(`"t": {"cpus": [0], "phases": {"a": {"cpus": [1], "policy": "SCHED_FIFO", "run": 1}, "b": {"priority": 70, "run": 1}, "c": {"run": 1}}}`),
 			func(t *testing.T, d *Description) {
 				ph := task(t, d, "t").Phases
-				if !reflect.DeepEqual(ph[0].CPUs, []int{1}) || *ph[0].Sched != (Sched{SchedFIFO, 10, false}) {
+				if !reflect.DeepEqual(ph[0].CPUs, []int{1}) || *ph[0].Sched != (Sched{Policy: SchedFIFO, Priority: 10}) {
 					t.Errorf("a: %+v %+v", ph[0].CPUs, ph[0].Sched)
 				}
-				if *ph[1].Sched != (Sched{"", 70, true}) {
+				if *ph[1].Sched != (Sched{Priority: 70, PrioritySet: true}) {
 					t.Errorf("b: %+v", ph[1].Sched)
 				}
 				if ph[2].CPUs != nil || ph[2].Sched != nil {
@@ -240,6 +240,35 @@ func TestGrammar(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, mustDecode(t, tc.src))
+		})
+	}
+}
+
+// TestDLParams: dl-runtime, dl-period and dl-deadline default as
+// parse_sched_data has them (period from runtime, deadline from period), and
+// at task level the legacy runtime (also the runtime event), period and
+// deadline keys stand in for them.
+func TestDLParams(t *testing.T) {
+	for _, tc := range []struct {
+		name, task                string
+		runtime, period, deadline int64
+	}{
+		{"runtime only", `{"dl-runtime": 300, "run": 1}`, 300, 300, 300},
+		{"runtime and period", `{"dl-runtime": 300, "dl-period": 1000, "run": 1}`, 300, 1000, 1000},
+		{"all three", `{"policy": "SCHED_DEADLINE", "dl-runtime": 300, "dl-deadline": 800, "dl-period": 1000, "run": 1}`, 300, 1000, 800},
+		{"legacy runtime is the event's", `{"runtime": 2000, "period": 5000}`, 2000, 5000, 5000},
+		{"dl- key wins over legacy", `{"dl-runtime": 300, "runtime": 2000}`, 300, 300, 300},
+		{"none", `{"run": 1}`, 0, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Decode([]byte(`{"tasks": {"a": ` + tc.task + `}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := d.Tasks[0].Sched
+			if s.DLRuntime != tc.runtime || s.DLPeriod != tc.period || s.DLDeadline != tc.deadline {
+				t.Errorf("runtime, period, deadline = %d, %d, %d µs, want %d, %d, %d", s.DLRuntime, s.DLPeriod, s.DLDeadline, tc.runtime, tc.period, tc.deadline)
+			}
 		})
 	}
 }

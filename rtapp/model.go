@@ -105,7 +105,7 @@ const (
 	SchedIdle     Policy = "SCHED_IDLE"
 	SchedFIFO     Policy = "SCHED_FIFO"
 	SchedRR       Policy = "SCHED_RR"
-	SchedDeadline Policy = "SCHED_DEADLINE" // refused by Decode
+	SchedDeadline Policy = "SCHED_DEADLINE"
 )
 
 // RealTime reports whether p is SCHED_FIFO or SCHED_RR, whose priority is
@@ -122,6 +122,14 @@ type Sched struct {
 	// PrioritySet says the file gave "priority" (at phase level, a
 	// priority without a policy changes only the priority).
 	PrioritySet bool
+	// DLRuntime, DLPeriod and DLDeadline are sched_attr's runtime, period
+	// and deadline in µs (dl-runtime, dl-period, dl-deadline; at task level
+	// also the legacy runtime, period and deadline keys), 0 when unset. As
+	// parse_sched_data has it, the period defaults to the runtime and the
+	// deadline to the period. Under SCHED_DEADLINE they are the task's
+	// reservation; under SCHED_OTHER and SCHED_BATCH the runtime is a custom
+	// slice (sched_attr.sched_runtime, Linux 6.12+; rt-app 1.0 ignores it).
+	DLRuntime, DLPeriod, DLDeadline int64
 }
 
 // Task is one entry of "tasks" (parse_task_data).

@@ -41,26 +41,14 @@ func rtappExamplesDir(t *testing.T) string {
 // part of the refusal's message, and the mechanism the scheduling-classes
 // issue turns on for it.
 var rtappRefusals = map[string]struct{ msg, mechanism string }{
-	"tutorial/example5.json":                       {"priority (nice) -19 is refused under sched.policy=linux", "nice under linux"},
 	"tutorial/example6.json":                       {"refused: memory writes", "memory"},
 	"tutorial/example8.json":                       {"changes the affinity mid-run", "affinity changes mid-run"},
 	"tutorial/example9.json":                       {"refused: threads created mid-run", "fork"},
 	"tutorial/example10.json":                      {"refused: cgroup CPU shares (taskgroups)", "task groups"},
 	"tutorial/example11.json":                      {"refused: cgroup CPU shares (taskgroups)", "task groups"},
-	"browser-long.json":                            {"priority (nice) -6 is refused under sched.policy=linux", "nice under linux"},
-	"browser-short.json":                           {"priority (nice) -6 is refused under sched.policy=linux", "nice under linux"},
-	"mp3-long.json":                                {"priority (nice) -19 is refused under sched.policy=linux", "nice under linux"},
-	"mp3-short.json":                               {"priority (nice) -19 is refused under sched.policy=linux", "nice under linux"},
-	"video-long.json":                              {"priority (nice) -7 is refused under sched.policy=linux", "nice under linux"},
-	"video-short.json":                             {"priority (nice) -7 is refused under sched.policy=linux", "nice under linux"},
 	"cpufreq_governor_efficiency/calibration.json": {"SCHED_FIFO is refused", "real time"},
 	"cpufreq_governor_efficiency/dvfs.json":        {"SCHED_FIFO is refused", "real time"},
-	"custom-slice.json":                            {"SCHED_DEADLINE parameters and custom slices are not modelled", "deadline and custom slices"},
 }
-
-// rtappNiceOnly are the refusals that are the linux reference's lack of
-// weights alone: under the scx policy that reads p.weight the same files run.
-func rtappNiceOnly(path string) bool { return rtappRefusals[path].mechanism == "nice under linux" }
 
 func TestRTAppExamplesRunOrAreRefusedForAClass(t *testing.T) {
 	dir := rtappExamplesDir(t)
@@ -104,15 +92,6 @@ func TestRTAppExamplesRunOrAreRefusedForAClass(t *testing.T) {
 			case refused && !strings.Contains(a.errOut.String(), want.msg):
 				t.Fatalf("refused for another reason than %s (%q):\n%s", want.mechanism, want.msg, a.errOut)
 			case refused:
-				if rtappNiceOnly(f) && !strings.Contains(f, "-long") { // the -short ones show it in a tenth of the time
-					// The same file under the sched_ext policy that weighs
-					// tasks by their nice runs (--policy alone: the file is
-					// checked under the policy it will run with).
-					b := newTestApp(t, engine.Run)
-					if code := b.main([]string{"run", path, "--format", "json", "--policy", "../../examples/policies/scx_simple.star"}); code != 0 {
-						t.Fatalf("under scx_simple.star: exit %d: %s", code, b.errOut)
-					}
-				}
 				return
 			}
 			var res engine.Results
