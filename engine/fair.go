@@ -452,3 +452,7 @@ func cancelProtectSlice(t *thread) {
 		t.fair.vprot = t.fair.vruntime
 	}
 }
+
+// NiceWeight is the fair class's weight of a nice value (sched_prio_to_weight),
+// for comparisons with the real kernel.
+func NiceWeight(nice int) int64 { return niceWeight(nice) }
