@@ -18,6 +18,8 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 	w.iv(s.decayAt)
 	w.f64(s.decayScale)
 	w.iv(s.finishedNs)
+	w.n(s.nrRT)
+	w.iv(s.rtPeriodAt)
 
 	w.n(len(s.threads))
 	for _, t := range s.threads {
@@ -35,6 +37,7 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 		w.iv(t.requeuedAtNs)
 		w.iv(int64(t.local))
 		t.fair.ckSave(w)
+		ckSaveClass(w, t)
 	}
 
 	for _, c := range s.cpus {
@@ -60,6 +63,8 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 		w.iv(c.hostPollNs)
 		w.ref(c.pullSlot)
 		c.cfs.ckSave(w)
+		w.iv(c.rtTime)
+		w.flags(c.rtThrottled)
 	}
 
 	w.n(len(s.kthreads))
@@ -112,6 +117,8 @@ func (s *Sim) ckLoad(r *ckReader) {
 	s.decayAt = r.iv()
 	s.decayScale = r.f64()
 	s.finishedNs = r.intIn(-1, s.end)
+	s.nrRT = int(r.intIn(0, maxCkThreads))
+	s.rtPeriodAt = r.intIn(-1, 1<<62)
 
 	r.in("threads", -1)
 	n := r.count(14, maxCkThreads)
@@ -141,6 +148,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 		t.requeuedAtNs = r.intIn(-1, s.now)
 		t.local = int(r.intIn(-1, maxCkThreads))
 		t.fair.ckLoad(r)
+		ckLoadClass(r, t)
 	}
 
 	for i, c := range s.cpus {
@@ -173,6 +181,8 @@ func (s *Sim) ckLoad(r *ckReader) {
 		c.hostPollNs = r.iv()
 		c.pullSlot = r.ref(ncpu)
 		c.cfs.ckLoad(r, c)
+		c.rtTime = r.intIn(0, 1<<62)
+		c.rtThrottled = r.flags(1)[0]
 	}
 
 	if r.err != nil {
@@ -382,7 +392,7 @@ func (q *eventQueue) ckLoad(r *ckReader, s *Sim) {
 // the workload (ckLoad).
 func (s *Sim) checkEvent(p payload) string {
 	switch p.kind {
-	case evStepEnd, evIRQ, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid, evTimer, evTick:
+	case evStepEnd, evIRQ, evIRQEnd, evSpinEnd, evSpinNotice, evWakeDone, evPreemptTimer, evDebtPaid, evTimer, evTick, evDLTimer:
 		if p.cpu < 0 || int(p.cpu) >= len(s.cpus) {
 			return fmt.Sprintf("cpu %d does not exist", p.cpu)
 		}
@@ -398,7 +408,11 @@ func (s *Sim) checkEvent(p payload) string {
 		if p.arg < 0 || int(p.arg) >= len(s.threads) || s.threads[p.arg].role != RoleBalancer && s.threads[p.arg].role != RoleKernel {
 			return fmt.Sprintf("thread %d is not a kernel thread", p.arg)
 		}
-	case evPacket, evResponse, evConnect, evDevice:
+	case evDLTimer:
+		if p.arg < 0 || int(p.arg) >= len(s.threads) || s.threads[p.arg].class != classDL {
+			return fmt.Sprintf("thread %d is not a deadline task", p.arg)
+		}
+	case evPacket, evResponse, evConnect, evDevice, evTick, evRTPeriod:
 	case evScxTimer, evScxWatchdog:
 		if k, ok := s.pol.(*ScxKernel); !ok || p.cpu < 0 || int(p.cpu) >= len(s.cpus) || p.kind == evScxWatchdog && k.watchdogNs == 0 {
 			return fmt.Sprintf("a %s event without a sched_ext policy that has one", p.kind)

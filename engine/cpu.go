@@ -49,8 +49,13 @@ type thread struct {
 	// program (the kernel's threads, or the workload's backends, writers or
 	// hackbench children), or is -1.
 	local int
-	// fair is the thread's sched_entity under the linux policy (fair.go).
-	fair fairEntity
+	// fair is the thread's sched_entity under the linux policy (fair.go);
+	// class says which class it is in (rt.go), and rt and dl are its
+	// entities there (rt.go, dl.go).
+	fair  fairEntity
+	class uint8
+	rt    rtEntity
+	dl    dlEntity
 }
 
 // cpu is one (v)CPU.
@@ -103,6 +108,10 @@ type cpu struct {
 
 	// cfs is the fair class's run queue under the linux policy (fair.go).
 	cfs fairRQ
+	// rtTime is the RT run time this RT period, rtThrottled whether it
+	// reached sched_rt_runtime_us (rt.go).
+	rtTime      int64
+	rtThrottled bool
 }
 
 func newCPU(s *Sim, id int) *cpu {
@@ -153,7 +162,7 @@ func (s *Sim) rqInsert(c *cpu, t *thread) {
 	t.state = ThreadQueued
 	t.cpu = c.id
 	if s.fair {
-		s.fairEnqueue(c, t)
+		s.linuxEnqueue(c, t)
 		s.m.queueChanged(s, c)
 		return
 	}
@@ -169,7 +178,7 @@ func (s *Sim) rqInsert(c *cpu, t *thread) {
 
 // rqRemove removes t from c's runqueue.
 func (s *Sim) rqRemove(c *cpu, t *thread) {
-	if s.fair {
+	if s.fair && t.class == classFair {
 		c.cfs.sub(t)
 	}
 	for i, x := range c.rq {
@@ -235,7 +244,14 @@ func (s *Sim) chargeRuntime(c *cpu) {
 	if ran := s.now - c.segStartNs; ran > 0 {
 		t.runNs += float64(ran)
 		if s.fair {
-			s.updateCurrFair(c, ran)
+			switch t.class {
+			case classFair:
+				s.updateCurrFair(c, ran)
+			case classRT:
+				s.updateCurrRT(c, ran)
+			default:
+				s.updateCurrDL(c, ran)
+			}
 		} else {
 			scale := s.decayScaleNow()
 			t.vr += float64(t.prio * s.decayTauNs * float64(scale-c.segScale))
@@ -318,7 +334,9 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	c.prevThread = t
 	c.dispatchNs = s.now
 	if s.fair {
-		s.setProtectSlice(c, t)
+		if t.class == classFair {
+			s.setProtectSlice(c, t)
+		}
 		s.startTick(c)
 	}
 	t.state = ThreadRunning
@@ -414,7 +432,7 @@ func (s *Sim) reschedule(c *cpu) {
 		// anything is; alone, it goes on.
 		switch {
 		case s.yielding == c.cur && s.fair:
-			yield, reason = s.yieldFair(c), "the running thread called sched_yield (an rt-app yield event)"
+			yield, reason = s.yieldLinux(c), "the running thread called sched_yield (an rt-app yield event)"
 		case !yield && s.yielding == c.cur && len(c.rq) > 0:
 			yield, reason = true, "the running thread called sched_yield (an rt-app yield event)"
 		}

@@ -163,8 +163,24 @@ func (q *fairRQ) rebase(curr *thread) {
 	q.zero = z
 }
 
-// fairCurr is c's running task as its cfs_rq's curr, or nil.
-func fairCurr(c *cpu) *thread { return c.cur }
+// fairCurr is c's running task as its cfs_rq's curr, or nil (idle, or a
+// task of another class running).
+func fairCurr(c *cpu) *thread {
+	if c.cur != nil && c.cur.class == classFair {
+		return c.cur
+	}
+	return nil
+}
+
+// firstFair is the index of c's first fair task: the real-time and deadline
+// tasks come first in its queue (rt.go).
+func firstFair(c *cpu) int {
+	i := 0
+	for i < len(c.rq) && c.rq[i].class != classFair {
+		i++
+	}
+	return i
+}
 
 // lagLimit is update_entity_lag's clamp: a weighted max(2 slices, a tick).
 func (s *Sim) lagLimit(t *thread) int64 {
@@ -229,19 +245,13 @@ func (s *Sim) fairEnqueue(c *cpu, t *thread) {
 		}
 	}
 	if f.place != placeNone {
-		if c.cur == nil && c.cfs.sumW == 0 {
+		if fairCurr(c) == nil && c.cfs.sumW == 0 {
 			c.cfs.zero = c.cfs.avgVruntime(nil) // empty: V stays where it was
 		}
 		s.placeEntity(c, t)
 	}
 	c.cfs.add(t)
-	i := len(c.rq)
-	c.rq = append(c.rq, t)
-	for i > 0 && c.rq[i-1].fair.deadline > f.deadline {
-		c.rq[i] = c.rq[i-1]
-		i--
-	}
-	c.rq[i] = t
+	s.linuxInsert(c, t)
 }
 
 // undelay takes t off c's delayed list (its sums stay until the caller's).
@@ -295,10 +305,10 @@ func (s *Sim) fairDetach(c *cpu, t *thread) {
 // minSlice is cfs_rq_min_slice: the shortest slice on c's queue, curr's too.
 func minSlice(c *cpu) int64 {
 	m := int64(1<<63 - 1)
-	if c.cur != nil {
-		m = c.cur.fair.slice
+	if curr := fairCurr(c); curr != nil {
+		m = curr.fair.slice
 	}
-	for _, t := range c.rq {
+	for _, t := range c.rq[firstFair(c):] {
 		m = min(m, t.fair.slice)
 	}
 	return m
@@ -334,7 +344,7 @@ func (s *Sim) updateCurrFair(c *cpu, ran int64) {
 		resched = true
 	}
 	c.cfs.rebase(t)
-	if len(c.rq)+len(c.cfs.delayed) == 0 {
+	if len(c.rq)-firstFair(c)+len(c.cfs.delayed) == 0 {
 		return
 	}
 	if resched || !protectSlice(t) {
@@ -348,12 +358,12 @@ func (s *Sim) updateCurrFair(c *cpu, ran int64) {
 func (s *Sim) pickEEVDF(c *cpu, protect bool) *thread {
 	curr := fairCurr(c)
 	q := &c.cfs
-	n := len(c.rq) + len(q.delayed)
-	if n == 0 {
+	queued := c.rq[firstFair(c):]
+	if len(queued)+len(q.delayed) == 0 {
 		return curr
 	}
 	// V is fixed for the whole pick: eligible means sum >= (v - zero)·load.
-	sum, load := q.sums(c.cur)
+	sum, load := q.sums(curr)
 	eligible := func(t *thread) bool { return sum >= (t.fair.vruntime-q.zero)*load }
 	if curr != nil && !eligible(curr) {
 		curr = nil
@@ -362,7 +372,7 @@ func (s *Sim) pickEEVDF(c *cpu, protect bool) *thread {
 		return curr
 	}
 	var best *thread
-	for _, t := range c.rq {
+	for _, t := range queued {
 		if eligible(t) {
 			best = t
 			break
@@ -379,8 +389,8 @@ func (s *Sim) pickEEVDF(c *cpu, protect bool) *thread {
 	if best == nil {
 		// Some entity is always eligible (the one with the least vruntime is
 		// at or below the mean); rounding aside, take the earliest deadline.
-		if len(c.rq) > 0 {
-			best = c.rq[0]
+		if len(queued) > 0 {
+			best = queued[0]
 		} else {
 			best = q.delayed[0]
 		}
@@ -438,7 +448,7 @@ func (s *Sim) wakePreemptFair(c *cpu, p *thread) bool {
 // runs first. It reports whether another task takes the CPU.
 func (s *Sim) yieldFair(c *cpu) bool {
 	c.cfs.resched = false
-	if len(c.rq)+len(c.cfs.delayed) == 0 {
+	if len(c.rq)-firstFair(c)+len(c.cfs.delayed) == 0 {
 		return false
 	}
 	f := &c.cur.fair

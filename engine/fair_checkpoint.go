@@ -64,3 +64,33 @@ func (q *fairRQ) ckLoad(r *ckReader, c *cpu) {
 		r.failf("the fair sums (%d, %d) are not those of the queue (%d, %d)", q.sumW, q.sumWV, check.sumW, check.sumWV)
 	}
 }
+
+// ckSaveClass writes t's class and its RT and DL entities.
+func ckSaveClass(w *ckWriter, t *thread) {
+	w.byte(t.class)
+	w.iv(int64(t.rt.prio))
+	w.iv(int64(t.rt.rrTicks))
+	w.flags(t.rt.rr, t.rt.head, t.rt.expired, t.dl.throttled, t.dl.woken)
+	d := &t.dl
+	for _, v := range []int64{d.runtime, d.deadline, d.dlRuntime, d.dlDeadline, d.dlPeriod, d.replenishAt, d.jobDeadline, d.misses, d.throttles} {
+		w.iv(v)
+	}
+}
+
+func ckLoadClass(r *ckReader, t *thread) {
+	if t.class = r.byte(); t.class > classDL {
+		r.failf("class %d is not one", t.class)
+		return
+	}
+	t.rt.prio = int(r.intIn(0, 99))
+	t.rt.rrTicks = int(r.intIn(0, 1<<31-1))
+	fl := r.flags(5)
+	t.rt.rr, t.rt.head, t.rt.expired, t.dl.throttled, t.dl.woken = fl[0], fl[1], fl[2], fl[3], fl[4]
+	d := &t.dl
+	for _, p := range []*int64{&d.runtime, &d.deadline, &d.dlRuntime, &d.dlDeadline, &d.dlPeriod, &d.replenishAt, &d.jobDeadline, &d.misses, &d.throttles} {
+		*p = r.iv()
+	}
+	if t.class == classDL && (d.dlRuntime <= 0 || d.dlDeadline < d.dlRuntime || d.dlPeriod < d.dlDeadline) {
+		r.failf("a deadline task's reservation %d/%d/%d is not one sched_setattr takes", d.dlRuntime, d.dlDeadline, d.dlPeriod)
+	}
+}

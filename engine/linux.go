@@ -48,6 +48,9 @@ func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placemen
 		// try_to_wake_up finds it still queued (ttwu_runnable): no CPU is chosen.
 		return placement{cpu: prev, reason: "delayed dequeue: still on its CPU's queue, requeued there (ttwu_runnable)"}
 	}
+	if t.class != classFair {
+		return s.placeRT(t)
+	}
 	target := prev
 	if from >= 0 && !t.pinned {
 		switch wc := s.cpus[from]; {
@@ -98,7 +101,7 @@ func (p *linuxPolicy) yieldAtStepEnd(s *Sim, c *cpu) bool {
 		return false
 	}
 	c.cfs.resched = false
-	return s.pickNextFair(c, true) != c.cur
+	return s.linuxNext(c) != c.cur
 }
 
 func (p *linuxPolicy) timeSlices() bool { return false }
@@ -107,13 +110,33 @@ func (p *linuxPolicy) preemptReason() string {
 	return "EEVDF: a queued task is eligible with an earlier virtual deadline (pick_eevdf)"
 }
 
-func (p *linuxPolicy) requeue(s *Sim, c *cpu, t *thread) { s.rqInsert(c, t) }
+// requeue is put_prev_task: a preempted RT task keeps the head of its
+// priority, one whose RR timeslice ran out goes behind its equals.
+func (p *linuxPolicy) requeue(s *Sim, c *cpu, t *thread) {
+	t.rt.head = t.class == classRT && !t.rt.expired
+	t.rt.expired = false
+	s.rqInsert(c, t)
+}
 
-// pick is pick_next_entity: the eligible task with the earliest deadline.
+// pick is pick_next_task: the classes in order, the fair class's pick last.
+// A CPU whose last task was real-time or deadline first pulls the most urgent
+// such task waiting elsewhere (balance_rt, balance_dl); one that still has
+// such a task waiting after its pick pushes it (set_next_task_rt's
+// queue_push_tasks).
 func (p *linuxPolicy) pick(s *Sim, c *cpu) *thread {
-	t := s.pickNextFair(c, true)
+	if s.nrRT > 0 && queuedHead(c) == nil && c.prevThread != nil && c.prevThread.class != classFair {
+		s.pullRT(c)
+	}
+	t := s.linuxNext(c)
 	if t != nil {
 		s.rqRemove(c, t)
+	}
+	if s.nrRT > 0 && t != nil && t.class != classFair {
+		if h := queuedHead(c); h != nil {
+			c.cur = t // what runs now, for the push's comparison
+			s.pushRT(c, h)
+			c.cur = nil
+		}
 	}
 	return t
 }
@@ -146,5 +169,12 @@ func (p *linuxPolicy) servePull(s *Sim, c *cpu) {}
 
 func (p *linuxPolicy) shared() []*thread { return nil }
 
-// blocked is dequeue_entity(DEQUEUE_SLEEP) for the task that just blocked.
-func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) { s.fairDequeueSleep(c, t) }
+// blocked is dequeue_task(DEQUEUE_SLEEP) for the task that just blocked.
+func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) {
+	switch t.class {
+	case classFair:
+		s.fairDequeueSleep(c, t)
+	case classDL:
+		dlBlocked(t, s.now)
+	}
+}

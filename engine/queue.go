@@ -29,11 +29,13 @@ const (
 	evScxWatchdog                // the sched_ext watchdog checks for stalled tasks (not counted)
 	evRTApp                      // an rt-app thread's sleep or timer expires (arg: its index)
 	evTick                       // a busy CPU's periodic scheduler tick (cpu; stale unless at its cfs.tickAt)
+	evRTPeriod                   // the RT bandwidth's period timer (stale unless at Sim.rtPeriodAt)
+	evDLTimer                    // a throttled deadline task's replenishment (arg: thread)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

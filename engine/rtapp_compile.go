@@ -9,7 +9,7 @@ import "schedplay/rtapp"
 // rtappShell compiles the scenario's description: everything but the
 // threads and the state. Validate has already decoded and checked it.
 func rtappShell(s *Sim) *rtappWorkload {
-	d, err := decodeRTApp(&s.sc.Workload, s.sc.Machine.VCPUs, s.sc.DurationMs, s.sc.Sched.Policy)
+	d, err := decodeRTApp(&s.sc.Workload, s.sc.Machine.VCPUs, s.sc.DurationMs, s.sc.Sched)
 	if err != nil {
 		panic("engine: rtapp workload of an invalid scenario: " + err.Error())
 	}
@@ -32,7 +32,8 @@ func rtappShell(s *Sim) *rtappWorkload {
 	first := 0
 	for _, t := range d.Tasks {
 		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
-			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority, policy: otherIfEmpty(t.Sched.Policy), sliceNs: t.Sched.DLRuntime * 1000}
+			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority, policy: otherIfEmpty(t.Sched.Policy), sliceNs: t.Sched.DLRuntime * 1000,
+			dlDeadlineNs: t.Sched.DLDeadline * 1000, dlPeriodNs: t.Sched.DLPeriod * 1000}
 		first += t.Instance
 		for _, ph := range t.Phases {
 			p := rtPhase{loop: ph.Loop}

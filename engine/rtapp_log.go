@@ -29,8 +29,8 @@ const rtappLogWriteNs = 33_000
 
 // rtappLogStart is what a thread prints before its first pass: its policy
 // line and the column header (thread_body).
-func rtappLogStart(nice int) int64 {
-	return int64(len(fmt.Sprintf("# Policy : SCHED_OTHER priority : %d\n", nice)) + len(RTAppLogHeader()))
+func rtappLogStart(policy string, prio int) int64 {
+	return int64(len(fmt.Sprintf("# Policy : %s priority : %d\n", policy, prio)) + len(RTAppLogHeader()))
 }
 
 // RTAppLogHeader is the log's column header line (thread_body).

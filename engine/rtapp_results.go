@@ -57,6 +57,14 @@ type RTAppTaskResults struct {
 	SlackMeanUs float64 `json:"slack_mean_us,omitzero"`
 	SlackMinUs  float64 `json:"slack_min_us,omitzero"`
 	Overruns    int64   `json:"overruns"`
+	// Class is the task's scheduling class under sched.policy=linux:
+	// "fair", "rt" or "dl" (rt.go).
+	Class string `json:"class,omitzero"`
+	// DLMisses are a SCHED_DEADLINE task's activations that ended after
+	// their absolute deadline, DLThrottles the times it ran out of runtime
+	// and waited for its next period (dl.go).
+	DLMisses    int64 `json:"dl_misses,omitzero"`
+	DLThrottles int64 `json:"dl_throttles,omitzero"`
 }
 
 // RTAppDeadlock says when the threads deadlocked and what each waited for.
@@ -133,6 +141,12 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 		for j := tk.first; j < tk.first+tk.instance; j++ {
 			if w.thr[j].wait == rtDone {
 				tr.Finished++
+			}
+			t := w.thr[j].t
+			tr.DLMisses += t.dl.misses
+			tr.DLThrottles += t.dl.throttles
+			if s.fair {
+				tr.Class = [...]string{"fair", "rt", "dl"}[t.class]
 			}
 		}
 		us := func(ns, n int64) float64 {

@@ -50,8 +50,9 @@ const MaxRTAppBytes = 32 << 10
 
 // decodeRTApp decodes and checks w.RTApp for a machine of vcpus CPUs and
 // a run of durationMs; errors are *FieldError values on workload.rtapp.
-func decodeRTApp(w *Workload, vcpus int, durationMs int64, policy string) (*rtapp.Description, error) {
+func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.Description, error) {
 	const path = "workload.rtapp"
+	policy := sched.Policy
 	if len(w.RTApp) > MaxRTAppBytes {
 		return nil, fieldErr(path, "is %d bytes, above the limit %d", len(w.RTApp), MaxRTAppBytes)
 	}
@@ -69,8 +70,17 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, policy string) (*rtap
 		return fieldErr(path, "%s: %s: %s", p, pos, fmt.Sprintf(format, args...))
 	}
 	threads := 0
+	var reservations [][2]int64
 	for _, t := range d.Tasks {
 		tp := "tasks." + t.Name
+		for range t.Instance {
+			if t.Sched.Policy == rtapp.SchedDeadline {
+				reservations = append(reservations, [2]int64{t.Sched.DLRuntime, t.Sched.DLPeriod})
+			}
+		}
+		if i, why := dlAdmit(vcpus, sched.RTRuntimeUs, sched.RTPeriodUs, reservations); i >= 0 && policy == "linux" {
+			return nil, at(tp, t.Pos, "its thread %d of %d: %s", i-(len(reservations)-t.Instance)+1, t.Instance, why)
+		}
 		if threads += t.Instance; threads > rtappMaxThreads {
 			return nil, at(tp+".instance", t.Pos, "%d instances bring the threads started to %d, above the engine's limit of %d in all", t.Instance, threads, rtappMaxThreads)
 		}
@@ -179,17 +189,17 @@ func otherIfEmpty(p rtapp.Policy) rtapp.Policy {
 // weight is set once, at its start.
 func rtappSched(s rtapp.Sched, policy string, asTask bool) string {
 	switch {
-	case s.Policy == rtapp.SchedDeadline:
-		return "SCHED_DEADLINE is refused: the deadline class is not modelled yet"
-	case s.Policy.RealTime():
-		return string(s.Policy) + " is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class"
+	case (s.Policy == rtapp.SchedDeadline || s.Policy.RealTime()) && policy == "osv":
+		return string(s.Policy) + " is refused under sched.policy=osv: OSv's real-time priorities (thread::set_realtime_priority in core/sched.cc) are not modelled"
+	case (s.Policy == rtapp.SchedDeadline || s.Policy.RealTime()) && policy != "linux":
+		return string(s.Policy) + " is refused under sched.policy=" + policy + ": a real-time or deadline task preempting sched_ext tasks (cpu_release, cpu_acquire) is not modelled yet; sched.policy=linux models the classes"
 	case s.Policy != rtapp.SchedOther && s.Policy != "" && policy != "linux":
 		return string(s.Policy) + " is refused under sched.policy=" + policy + ": SCHED_BATCH and SCHED_IDLE are the fair class's (weights and wake-up preemption), which only sched.policy=linux models"
 	case s.Priority != 0 && !asTask:
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused in a phase: a task's nice (its weight) is set once, at its start; give it on the task"
 	case s.Priority != 0 && policy != "scx" && policy != "linux":
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused under sched.policy=" + policy + ": that scheduler weighs no tasks (the built-in scx_simple charges time unweighted, OSv has no nice), so a nice would be silently ignored; use 0, sched.policy=linux (the fair class's weights), or sched.policy=scx with a policy that reads p.weight (examples/policies/scx_simple.star)"
-	case s.Priority < -20 || s.Priority > 19:
+	case !s.Policy.RealTime() && (s.Priority < -20 || s.Priority > 19):
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is out of range: a nice is -20 to 19"
 	}
 	return ""

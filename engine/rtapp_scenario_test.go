@@ -38,7 +38,7 @@ func TestRTAppScenarioChecks(t *testing.T) {
 		{"phase changes affinity", `{"tasks": {"t": {"cpus": [1], "phases": {"p": {"cpus": [2], "run": 10}}}}}`, nil,
 			`workload.rtapp: tasks.t.phases.p.cpus: line 1 col 42: changes the affinity mid-run ([2], the task has [1]): the engine does not move a thread between pinned and unpinned`},
 		{"SCHED_FIFO", `{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 1000}}}`, nil,
-			`workload.rtapp: tasks.t: line 1 col 12: SCHED_FIFO is refused: the schedulers modelled (osv, scx_simple, linux, scx) have no real-time class`},
+			`workload.rtapp: tasks.t: line 1 col 12: SCHED_FIFO is refused under sched.policy=osv: OSv's real-time priorities (thread::set_realtime_priority in core/sched.cc) are not modelled`},
 		{"default policy SCHED_RR", `{"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"run": 1000}}}`, nil,
 			`workload.rtapp: tasks.t: line 1 col 54: SCHED_RR is refused`},
 		{"phase turns SCHED_FIFO", `{"tasks": {"t": {"phases": {"p": {"policy": "SCHED_FIFO", "run": 10}}}}}`, nil,

@@ -55,7 +55,7 @@ func TestRTAppMutexIsNotHandedOver(t *testing.T) {
 		"a": {"cpus": [0], "loop": -1, "lock": "m", "run": 2000, "unlock": "m"},
 		"b": {"cpus": [1], "delay": 500, "loop": -1, "lock": "m", "run": 2000, "unlock": "m"}}}`
 	// Passes of a pass's buffer: the header lines, then 124-byte rows.
-	perBuffer := (rtappLogBufferBytes - int(rtappLogStart(0))) / 124
+	perBuffer := (rtappLogBufferBytes - int(rtappLogStart("SCHED_OTHER", 0))) / 124
 	for _, tc := range []struct {
 		log          string
 		minRun       int

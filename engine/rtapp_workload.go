@@ -130,7 +130,9 @@ type rtTask struct {
 	scxWeight int64
 	nice      int
 	policy    rtapp.Policy // SCHED_OTHER, SCHED_BATCH or SCHED_IDLE
-	sliceNs   int64        // a custom slice (sched_attr.sched_runtime), or 0
+	sliceNs   int64        // a custom slice (sched_attr.sched_runtime), or a DEADLINE task's runtime; 0 when none
+	// dlDeadlineNs and dlPeriodNs are a SCHED_DEADLINE task's D and P.
+	dlDeadlineNs, dlPeriodNs int64
 }
 
 // rtThread is one thread instance: where it is in its script, and the loop
@@ -226,11 +228,18 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 			}
 			t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
 			t.local = i
-			t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
+			switch {
+			case tk.policy == rtapp.SchedDeadline:
+				s.setDLPolicy(t, tk.sliceNs, tk.dlDeadlineNs, tk.dlPeriodNs)
+			case tk.policy.RealTime():
+				s.setRTPolicy(t, tk.policy, tk.nice)
+			default:
+				t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
+			}
 			th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
 				timers: make([]rtTimerState, len(w.names.unique))}
 			if w.logsToFile {
-				th.logBytes = rtappLogStart(tk.nice)
+				th.logBytes = rtappLogStart(string(tk.policy), tk.nice)
 			}
 			w.thr = append(w.thr, th)
 		}

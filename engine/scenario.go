@@ -171,6 +171,14 @@ type Sched struct {
 	// TimerSlackUs is a SCHED_OTHER task's timer_slack_ns, in µs, under the
 	// Linux policies: its sleeps and timers expire this much late (tick.go).
 	TimerSlackUs int64 `json:"timer_slack_us"`
+	// RTRuntimeUs of every RTPeriodUs is what a CPU's real-time tasks may
+	// run (sched_rt_runtime_us, sched_rt_period_us; -1: no limit) under the
+	// linux policy; admission control gives deadline tasks the same share
+	// less the fair servers' (rt.go, dl.go).
+	RTRuntimeUs int64 `json:"rt_runtime_us"`
+	RTPeriodUs  int64 `json:"rt_period_us"`
+	// RRTimesliceMs is SCHED_RR's timeslice (sched_rr_timeslice_ms).
+	RRTimesliceMs int64 `json:"rr_timeslice_ms"`
 	// ScxSliceUs is the slice scx_simple gives a task (SCX_SLICE_DFL).
 	ScxSliceUs int64 `json:"scx_slice_us"`
 	// Scx is the sched_ext policy of sched.policy=scx.
@@ -423,6 +431,9 @@ func DefaultScenario() Scenario {
 			BaseSliceUs:       750,
 			HZ:                250,
 			TimerSlackUs:      50,
+			RTRuntimeUs:       950_000,
+			RTPeriodUs:        1_000_000,
+			RRTimesliceMs:     100,
 			ScxSliceUs:        20_000,
 		},
 		Workload: Workload{

@@ -63,6 +63,11 @@ type Sim struct {
 	// sysctl_sched_base_slice (scaled), tickNs the period of its tick (1/HZ).
 	fair                bool
 	baseSliceNs, tickNs int64
+	// nrRT counts the real-time and deadline tasks (rt.go, dl.go): without
+	// any, no CPU looks for one to pull. rtPeriodAt is when the RT period
+	// timer fires next, -1 before the first RT task is queued.
+	nrRT       int
+	rtPeriodAt int64
 	// yielding is a thread whose program just called sched_yield (the
 	// rtapp workload's yield): the reschedule that follows its step's end
 	// gives its CPU to the next queued thread. nil otherwise.
@@ -132,6 +137,7 @@ func newSimBase(sc Scenario, ops ScxOps) *Sim {
 	s.tickNs = 1_000_000_000 / sc.Sched.HZ
 	s.baseSliceNs = linuxBaseSliceNs(sc)
 	s.fair = sc.Sched.Policy == "linux"
+	s.rtPeriodAt = -1
 	tau := s.decayTauNs
 	s.hystFactor = tau * (1 - detExp(-float64(sc.Sched.HysteresisUs)*1000/tau))
 	if sc.Sched.Policy == "osv" {
@@ -298,6 +304,10 @@ func (s *Sim) dispatch(e payload) {
 		s.irqArrive(s.cpus[e.cpu], irqSource(e.arg))
 	case evTick:
 		s.tick(s.cpus[e.cpu])
+	case evRTPeriod:
+		s.rtPeriod()
+	case evDLTimer:
+		s.dlTimer(s.threads[e.arg])
 	case evTimer:
 		s.timerFire(s.threads[e.arg])
 	case evScxTimer:

@@ -69,7 +69,7 @@ func (sc *Scenario) Validate() error {
 		v.fail("workload.rtapp", "is set, but workload.kind is %q: an rt-app description runs under workload.kind=%s", w.Kind, WorkloadRTApp)
 	}
 	if w.Kind == WorkloadRTApp && v.err == nil {
-		if _, err := decodeRTApp(w, sc.Machine.VCPUs, sc.DurationMs, sc.Sched.Policy); err != nil {
+		if _, err := decodeRTApp(w, sc.Machine.VCPUs, sc.DurationMs, sc.Sched); err != nil {
 			v.err = err
 		}
 	}

@@ -64,8 +64,8 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 			// point, where the wakee may preempt.
 			s.decide(DecWakePlace, from, p.cpu, t.id, p.reason, 0)
 			s.rqInsert(tc, t)
-			if s.fair {
-				s.wakePreemptFair(tc, t)
+			if s.fair && !s.wakePreempt(tc, t) && t.class != classFair {
+				s.pushRT(tc, t)
 			}
 			return
 		}
@@ -89,9 +89,12 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 func (s *Sim) wakeBusyFair(c *cpu, t *thread, from int) {
 	already := c.cfs.resched || c.wakePending
 	s.rqInsert(c, t)
-	if !s.wakePreemptFair(c, t) {
-		s.decide(DecIPISuppressed, max(from, 0), c.id, t.id, "the wakee does not preempt the running task (check_preempt_wakeup_fair): it waits for the next pick", int64(c.load()))
+	if !s.wakePreempt(c, t) {
+		s.decide(DecIPISuppressed, max(from, 0), c.id, t.id, "the wakee does not preempt the running task (wakeup_preempt): it waits for the next pick", int64(c.load()))
 		s.m.suppressedIPI(s)
+		if t.class != classFair {
+			s.pushRT(c, t)
+		}
 		return
 	}
 	if already {
@@ -100,7 +103,11 @@ func (s *Sim) wakeBusyFair(c *cpu, t *thread, from int) {
 		return
 	}
 	c.wakePending = true
-	s.decide(DecIPISent, max(from, 0), c.id, t.id, "wakeup preemption: the wakee is eligible with an earlier deadline (check_preempt_wakeup_fair)", int64(c.load()))
+	reason := "wakeup preemption: the wakee is eligible with an earlier deadline (check_preempt_wakeup_fair)"
+	if t.class != classFair {
+		reason = "wakeup preemption: the wakee's class or priority is above the running task's (wakeup_preempt)"
+	}
+	s.decide(DecIPISent, max(from, 0), c.id, t.id, reason, int64(c.load()))
 	s.sendIPI(from, c, IPIWakeup, t.id)
 }
 

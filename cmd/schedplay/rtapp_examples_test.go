@@ -41,13 +41,11 @@ func rtappExamplesDir(t *testing.T) string {
 // part of the refusal's message, and the mechanism the scheduling-classes
 // issue turns on for it.
 var rtappRefusals = map[string]struct{ msg, mechanism string }{
-	"tutorial/example6.json":                       {"refused: memory writes", "memory"},
-	"tutorial/example8.json":                       {"changes the affinity mid-run", "affinity changes mid-run"},
-	"tutorial/example9.json":                       {"refused: threads created mid-run", "fork"},
-	"tutorial/example10.json":                      {"refused: cgroup CPU shares (taskgroups)", "task groups"},
-	"tutorial/example11.json":                      {"refused: cgroup CPU shares (taskgroups)", "task groups"},
-	"cpufreq_governor_efficiency/calibration.json": {"SCHED_FIFO is refused", "real time"},
-	"cpufreq_governor_efficiency/dvfs.json":        {"SCHED_FIFO is refused", "real time"},
+	"tutorial/example6.json":  {"refused: memory writes", "memory"},
+	"tutorial/example8.json":  {"changes the affinity mid-run", "affinity changes mid-run"},
+	"tutorial/example9.json":  {"refused: threads created mid-run", "fork"},
+	"tutorial/example10.json": {"refused: cgroup CPU shares (taskgroups)", "task groups"},
+	"tutorial/example11.json": {"refused: cgroup CPU shares (taskgroups)", "task groups"},
 }
 
 func TestRTAppExamplesRunOrAreRefusedForAClass(t *testing.T) {
