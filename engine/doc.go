@@ -89,6 +89,6 @@
 //
 // WAKE_SYNC (wakesync.go), sched_ext's scx_select_cpu_dfl under scx_simple, with
 // the rule it replaced (old), the one first proposed (proposed) and the merged one
-// (new); linux.go is an EEVDF-like reference. The policy interface (policy.go) is the seam between
+// (new); linux.go and fair.go, rt.go, dl.go are Linux's classes. The policy interface (policy.go) is the seam between
 // the scheduler core and these policies.
 package engine

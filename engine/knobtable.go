@@ -50,7 +50,7 @@ func knobTable() []Knob {
 		cost("machine.costs.newidle_balance_ns", "newidle balance", "CPU time of one Linux newidle balance that pulls a task", 100, onLinux, "linux policy"),
 
 		{Path: "sched.policy", Kind: KindChoice, Label: "scheduler", Choices: []string{"osv", "scx_simple", "linux"}, accepts: []string{"scx"},
-			Doc: "The guest scheduler: OSv's, sched_ext's scx_simple, an EEVDF-like Linux reference, or scx: a sched_ext policy written in Starlark, sched.scx.source (the CLI's --policy; docs/policies.md)."},
+			Doc: "The guest scheduler: OSv's, sched_ext's scx_simple, Linux's classes (EEVDF fair, real-time, deadline), or scx: a sched_ext policy written in Starlark, sched.scx.source (the CLI's --policy; docs/policies.md)."},
 		// old and new first: the published comparison, which front ends offer
 		// as the pair of a choice's first two values.
 		{Path: "sched.wake_sync", Kind: KindChoice, Label: "WAKE_SYNC rule", Choices: []string{"old", "new", "proposed"},

@@ -12,8 +12,9 @@ package engine
 //
 // osvPolicy implements OSv's scheduler with idle pull (docs/mechanisms.md,
 // Baseline and Idle-CPU pull), ScxKernel (scx.go) the sched_ext core, running
-// scx_simple (scx_simple.go) or a policy from the scenario, and linuxPolicy (linux.go) an EEVDF-like
-// reference.
+// scx_simple (scx_simple.go) or a policy from the scenario, and linuxPolicy
+// (linux.go) Linux's classes: EEVDF (fair.go), real-time (rt.go), deadline
+// (dl.go).
 type policy interface {
 	// placeWake decides where woken thread t goes; from is the waker's CPU (-1
 	// for a wake from outside), sync marks WAKE_SYNC.

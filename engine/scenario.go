@@ -135,8 +135,8 @@ type Costs struct {
 // Sched selects the guest scheduler policy and its mechanisms.
 type Sched struct {
 	// Policy is the scheduler: "osv" (OSv's, with idle pull and adaptive spin),
-	// "scx_simple" (sched_ext's example scheduler) or "linux" (an EEVDF-like
-	// reference); docs/mechanisms.md describes each.
+	// "scx_simple" (sched_ext's example scheduler) or "linux" (Linux's classes:
+	// EEVDF, real-time, deadline); docs/mechanisms.md describes each.
 	Policy string `json:"policy"`
 	// WakeSync is scx_select_cpu_dfl's WAKE_SYNC rule: "old" (migrate to the waker's
 	// CPU when any CPU is idle), "proposed" (when the waker CPU's local queue is
@@ -163,7 +163,7 @@ type Sched struct {
 	// SwitchPenaltyUs is charged to a thread's runtime when it preempts another.
 	SwitchPenaltyUs int64 `json:"switch_penalty_us"`
 	// BaseSliceUs is Linux's sysctl_sched_base_slice before the CPU-count scaling
-	// (the linux policy's run-to-parity slice is this times 1+log2(min(CPUs, 8))).
+	// (the linux policy's slice is this times 1+log2(min(CPUs, 8))).
 	BaseSliceUs int64 `json:"base_slice_us"`
 	// HZ is the Linux policies' tick rate (CONFIG_HZ): a CPU running a task
 	// takes a scheduler tick every 1/HZ s (tick.go).

@@ -90,7 +90,7 @@ func panelKnobs() []panelKnob {
 		{id: "policy", path: "sched.policy", group: GroupSched,
 			// "scx" runs the scenario's own policy (sched.scx.source), which
 			// the page's editor writes (policy.go).
-			names: map[string]string{"osv": "OSv", "scx_simple": "sched_ext scx_simple", "linux": "Linux (EEVDF-like)",
+			names: map[string]string{"osv": "OSv", "scx_simple": "sched_ext scx_simple", "linux": "Linux (EEVDF)",
 				"scx": "sched_ext: your own policy"}, offer: []string{"scx"}, pairs: [][2]string{{"scx_simple", "scx"}}},
 		{id: "wake-sync", path: "sched.wake_sync", group: GroupSched,
 			names: map[string]string{"old": "old: any CPU idle", "new": "new: a CPU idle and the waker's queue empty",
