@@ -110,7 +110,26 @@ type ThreadSnap struct {
 	// CPU is the CPU the thread runs or waits on (its home when blocked).
 	CPU    int
 	Pinned bool
+	// Class is its scheduling class under sched.policy=linux (fair
+	// otherwise); Weight its fair weight there (sched_prio_to_weight, 0
+	// under the other policies), RTPrio and RR its real-time priority and
+	// SCHED_RR, DLRuntimeNs and DLPeriodNs its deadline reservation.
+	Class                   SchedClass
+	Weight                  int64
+	RTPrio                  int
+	RR                      bool
+	DLRuntimeNs, DLPeriodNs int64
 }
+
+// SchedClass is a thread's Linux scheduling class (docs/mechanisms.md, The
+// Linux reference).
+type SchedClass uint8
+
+const (
+	ClassFair SchedClass = SchedClass(classFair)
+	ClassRT   SchedClass = SchedClass(classRT)
+	ClassDL   SchedClass = SchedClass(classDL)
+)
 
 // IPISnap is an IPI in flight.
 type IPISnap struct {

@@ -118,6 +118,18 @@ func (s *Sim) updateCurrDL(c *cpu, ran int64) {
 	}
 	// start_dl_timer finds the next period already begun: replenish now.
 	replenish(d, s.now)
+	d.missedBy(s.now)
+}
+
+// missedBy counts a miss when the activation under way is still running at
+// or after its deadline (a replenishment past it: a task that never blocks
+// misses each time), and makes the replenished deadline the one it is
+// judged by next.
+func (d *dlEntity) missedBy(now int64) {
+	if d.jobDeadline > 0 && now >= d.jobDeadline {
+		d.misses++
+		d.jobDeadline = d.deadline
+	}
 }
 
 // replenish is replenish_dl_entity: runtime R more and the deadline a
@@ -143,6 +155,9 @@ func (s *Sim) dlTimer(t *thread) {
 	}
 	d.throttled = false
 	replenish(d, s.now)
+	if t.state != ThreadBlocked {
+		d.missedBy(s.now)
+	}
 	c := s.cpus[t.cpu]
 	switch {
 	case c.cur == t:

@@ -40,6 +40,9 @@ func niceWeight(nice int) int64 {
 // weightIdlePrio is WEIGHT_IDLEPRIO, a SCHED_IDLE task's weight.
 const weightIdlePrio = 3
 
+// WeightIdlePrio is a SCHED_IDLE task's weight (WEIGHT_IDLEPRIO).
+const WeightIdlePrio = weightIdlePrio
+
 // How an entity is placed by its next enqueue (place_entity's callers).
 const (
 	placeNone    uint8 = iota // put_prev_entity: back in the tree as it was
@@ -466,3 +469,15 @@ func cancelProtectSlice(t *thread) {
 // NiceWeight is the fair class's weight of a nice value (sched_prio_to_weight),
 // for comparisons with the real kernel.
 func NiceWeight(nice int) int64 { return niceWeight(nice) }
+
+// NiceOfWeight is the nice whose weight is w (the nearest one for a weight
+// no nice has, such as SCHED_IDLE's 3: nice 19).
+func NiceOfWeight(w int64) int {
+	best := 0
+	for n := -20; n <= 19; n++ {
+		if d, bd := niceWeight(n)-w, niceWeight(best)-w; d*d < bd*bd {
+			best = n
+		}
+	}
+	return best
+}

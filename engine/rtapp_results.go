@@ -60,9 +60,10 @@ type RTAppTaskResults struct {
 	// Class is the task's scheduling class under sched.policy=linux:
 	// "fair", "rt" or "dl" (rt.go).
 	Class string `json:"class,omitzero"`
-	// DLMisses are a SCHED_DEADLINE task's activations that ended after
-	// their absolute deadline, DLThrottles the times it ran out of runtime
-	// and waited for its next period (dl.go).
+	// DLMisses are a SCHED_DEADLINE task's activations still running at
+	// their absolute deadline (counted when one ends after it, or, for a
+	// task that never blocks, at each replenishment past it); DLThrottles
+	// the times it ran out of runtime and waited for its next period (dl.go).
 	DLMisses    int64 `json:"dl_misses,omitzero"`
 	DLThrottles int64 `json:"dl_throttles,omitzero"`
 }

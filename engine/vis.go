@@ -179,7 +179,11 @@ func (s *Sim) Snapshot(dst *Snapshot) {
 	}
 	dst.Threads = dst.Threads[:len(s.threads)]
 	for i, t := range s.threads {
-		dst.Threads[i] = ThreadSnap{ID: t.id, Name: t.name, Role: t.role, State: t.state, CPU: t.cpu, Pinned: t.pinned}
+		dst.Threads[i] = ThreadSnap{ID: t.id, Name: t.name, Role: t.role, State: t.state, CPU: t.cpu, Pinned: t.pinned,
+			Class: SchedClass(t.class), RTPrio: t.rt.prio, RR: t.rt.rr, DLRuntimeNs: t.dl.dlRuntime, DLPeriodNs: t.dl.dlPeriod}
+		if s.fair {
+			dst.Threads[i].Weight = t.fair.weight
+		}
 	}
 	dst.Shared = dst.Shared[:0]
 	for _, t := range s.pol.shared() {

@@ -86,6 +86,9 @@ func (m *Model) cards(rs []engine.Results) []Card {
 	shows := view.Shows{
 		KVM:      slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Machine.Platform == "kvm" }),
 		RowLocks: slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Workload.TPCBScale > 0 }),
+		Deadline: slices.ContainsFunc(rs, func(r engine.Results) bool {
+			return slices.ContainsFunc(r.RTApp.Tasks, func(t engine.RTAppTaskResults) bool { return t.Class == "dl" })
+		}),
 	}
 	shown := make([]*engine.Results, len(rs))
 	for i := range rs {

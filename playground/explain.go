@@ -20,7 +20,7 @@ func (m *Model) Explain() string {
 	a := m.arms[s.Arm]
 	who := "CPU " + strconv.Itoa(s.CPU)
 	if s.Thread >= 0 {
-		who = a.threadName(s.Thread) + " (on CPU " + strconv.Itoa(s.CPU) + ")"
+		who = a.threadName(s.Thread) + " (" + schedWords(a, s.Thread) + "on CPU " + strconv.Itoa(s.CPU) + ")"
 	}
 	prefix := ""
 	if len(m.arms) > 1 {
@@ -34,6 +34,27 @@ func (m *Model) Explain() string {
 		return prefix + who + ": no scheduling decision about it yet (they are kept for the last thousand or so)."
 	}
 	return prefix + who + " · t = " + view.SimTime(d.AtNs) + " · " + sentence(a, d)
+}
+
+// schedWords says a thread's class and weight under the Linux policy, as
+// "nice 10, weight 110, " or "SCHED_FIFO 50, " ("" when it has none).
+func schedWords(a *Arm, id int) string {
+	t, ok := a.thread(id)
+	switch {
+	case !ok:
+		return ""
+	case t.Class == engine.ClassRT && t.RR:
+		return "SCHED_RR " + strconv.Itoa(t.RTPrio) + ", "
+	case t.Class == engine.ClassRT:
+		return "SCHED_FIFO " + strconv.Itoa(t.RTPrio) + ", "
+	case t.Class == engine.ClassDL:
+		return fmt.Sprintf("SCHED_DEADLINE %s of every %s, ", view.Duration(float64(t.DLRuntimeNs)), view.Duration(float64(t.DLPeriodNs)))
+	case t.Weight == engine.WeightIdlePrio:
+		return fmt.Sprintf("SCHED_IDLE, weight %d, ", t.Weight)
+	case t.Weight > 0:
+		return fmt.Sprintf("nice %d, weight %d, ", engine.NiceOfWeight(t.Weight), t.Weight)
+	}
+	return ""
 }
 
 func (a *Arm) threadName(id int) string {

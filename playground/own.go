@@ -5,7 +5,10 @@ package playground
 // apply to, so that a compared knob, a preset's arms and a share all carry
 // them.
 
-import "schedplay/engine"
+import (
+	"schedplay/engine"
+	"schedplay/playground/urlstate"
+)
 
 // withOwn is the source with the page's policy (sched.scx.source) and rt-app
 // workload (workload.kind=rtapp, workload.rtapp) set into its own scenario;
@@ -14,13 +17,25 @@ import "schedplay/engine"
 // the default scenario's), from time
 // zero with no warm-up (rt-app's figures cover the whole run), and the
 // source's published figures, which are about its own workload, go.
-func (src source) withOwn(policy, rtapp string) (source, error) {
+//
+// A knob choosing the scheduler (sched.policy) is set into the scenario too:
+// what an rt-app description may ask for depends on it (a real-time task
+// runs under linux, not under OSv), and the knobs apply only after the
+// scenario with the description is checked.
+func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, error) {
 	sc, err := engine.DecodeScenario(src.plain)
 	if err != nil {
 		return src, err
 	}
 	if policy != "" {
 		sc.Sched.Scx.Source = policy
+	}
+	if rtapp != "" {
+		for _, k := range knobs {
+			if k.Path == "sched.policy" {
+				sc.Sched.Policy = k.Value
+			}
+		}
 	}
 	if rtapp != "" {
 		setRTApp(&sc, rtapp)
@@ -42,7 +57,7 @@ func (src source) withOwn(policy, rtapp string) (source, error) {
 // withOwn is the setup with the page's texts set (source.withOwn), the knobs
 // reapplied.
 func (s setup) withOwn(policy, rtapp string) (setup, []string, error) {
-	src, err := s.src.withOwn(policy, rtapp)
+	src, err := s.src.withOwn(policy, rtapp, s.knobs)
 	if err != nil {
 		return s, nil, err
 	}

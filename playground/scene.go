@@ -117,7 +117,7 @@ func (m *Model) renderArm(a *Arm, ai int, g view.Grid, nowMs float64, s float32)
 
 func (m *Model) chip(a *Arm, id int, incoming bool) view.Chip {
 	t, _ := a.thread(id)
-	return view.Chip{Thread: id, Role: t.Role, Incoming: incoming, Group: a.chipGroup(t)}
+	return view.Chip{Thread: id, Role: t.Role, Incoming: incoming, Group: a.chipGroup(t), Class: t.Class}
 }
 
 // Hits returns the clickable regions of the last Render.

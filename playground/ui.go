@@ -60,13 +60,17 @@ type Settings struct {
 	Ghosts  bool     `json:"ghosts"`
 	// Chart is the over-time chart's metric, a value of Meta.Charts.
 	Chart string `json:"chart"`
+	// Classes: an arm runs the Linux policy, whose chips mark the real-time
+	// and deadline classes (the legend explains the marks then).
+	Classes bool `json:"classes"`
 }
 
 func (m *Model) settings() Settings {
 	s := Settings{Fragment: m.Fragment(), Preset: m.setup.src.preset.Name, Description: m.setup.src.sc.Description,
 		Compare: compareValue(m.view, m.setup.base), Summary: m.cmpLabel, Seed: strconv.FormatUint(m.setup.base.Seed, 10),
 		Speed: cmp.Or(m.view.Speed, DefaultSpeed), Theme: m.pal.Name, Hide: slices.Clone(m.view.Hide), Embed: m.view.Embed,
-		Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value}
+		Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value,
+		Classes: slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Sched.Policy == "linux" })}
 	if m.setup.src.shared {
 		s.Preset = ""
 	}

@@ -228,6 +228,7 @@
     document.body.classList.toggle('hide-controls', (s.hide || []).includes('controls'));
     document.body.classList.toggle('hide-charts', (s.hide || []).includes('charts'));
     $('embed-bar').hidden = !s.embed;
+    for (const id of ['legend-rt', 'legend-dl']) $(id).hidden = !s.classes;
     // URL: replace (not push) so the back button is not flooded by slider moves.
     const hash = '#' + s.fragment;
     if (location.hash !== hash) history.replaceState(null, '', hash);

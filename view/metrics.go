@@ -170,6 +170,22 @@ func rowLockDefs() []MetricDef {
 // scenarios, so the cards are the same before the first results and after.
 type Shows struct {
 	KVM, RowLocks bool
+	// Deadline: some run has SCHED_DEADLINE tasks (rt-app's, under
+	// sched.policy=linux), whose deadline misses get a card.
+	Deadline bool
+}
+
+// dlMissesDef counts the SCHED_DEADLINE activations that ended after their
+// deadline, over every rt-app task.
+func dlMissesDef() MetricDef {
+	return MetricDef{ID: "dl-misses", Label: "deadline misses", Short: "deadline misses", Key: "rtapp.tasks.dl_misses", Better: Lower,
+		Value: func(r *engine.Results) float64 {
+			n := int64(0)
+			for _, t := range r.RTApp.Tasks {
+				n += t.DLMisses
+			}
+			return float64(n)
+		}, Format: Compact}
 }
 
 // Metrics lists the headline metrics of a workload kind, in the order the page
@@ -245,6 +261,9 @@ func Metrics(kind string, shows Shows) []MetricDef {
 		}
 		ms = append(ms, busyDef(), busyHostDef(), idleOverDef(), ipisDef(), haltsDef())
 		cardOn(ms, "throughput", "mean", "busy", "idle-over")
+		if shows.Deadline {
+			ms = append([]MetricDef{dlMissesDef()}, ms...)
+		}
 	}
 	if !shows.KVM {
 		ms = slices.DeleteFunc(ms, func(d MetricDef) bool { return d.KVMOnly })

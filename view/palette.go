@@ -50,6 +50,8 @@ type Palette struct {
 	IPIWakeup, IPIPull, IPIDonate Color
 	// Thread chips: workers on a dark and on a blue tile, other kernel threads, the waker.
 	Chip, ChipOnRun, ChipKernel, Waker, WakerEdge Color
+	// ClassRT and ClassDL mark real-time and deadline tasks' chips.
+	ClassRT, ClassDL Color
 	// Selection outline.
 	Select Color
 	// Compare arms A and B in charts.
@@ -95,6 +97,7 @@ func Dark() Palette {
 		RingTrack: Hex("#4a3d1c"),
 		IPIWakeup: Hex("#56b4e9"), IPIPull: Hex("#d55e00"), IPIDonate: Hex("#009e73"),
 		Chip: Hex("#c9d4e0"), ChipOnRun: Hex("#ffffff"), ChipKernel: Hex("#8b97a6"),
+		ClassRT: Hex("#ff6b6b"), ClassDL: Hex("#ffd43b"),
 		Waker: Hex("#f0e442"), WakerEdge: Hex("#3d3700"),
 		Select: Hex("#ffffff"),
 		ArmA:   Hex("#9aa5b4"), ArmB: Hex("#3fb950"),
@@ -119,6 +122,7 @@ func Light() Palette {
 		RingTrack: Hex("#ead9a8"),
 		IPIWakeup: Hex("#2b9ad8"), IPIPull: Hex("#d55e00"), IPIDonate: Hex("#009e73"),
 		Chip: Hex("#4d5866"), ChipOnRun: Hex("#ffffff"), ChipKernel: Hex("#8c959f"),
+		ClassRT: Hex("#d6336c"), ClassDL: Hex("#e67700"),
 		Waker: Hex("#f0e442"), WakerEdge: Hex("#5c5300"),
 		Select: Hex("#0969da"),
 		ArmA:   Hex("#6e7781"), ArmB: Hex("#1a7f37"),
@@ -181,5 +185,6 @@ func (p *Palette) CSSVars() map[string]string {
 		"--ipi-pull": p.IPIPull.CSS(), "--ipi-donate": p.IPIDonate.CSS(), "--waker": p.Waker.CSS(),
 		"--waker-edge": p.WakerEdge.CSS(), "--arm-a": p.ArmA.CSS(), "--arm-b": p.ArmB.CSS(),
 		"--surface-2": p.Surface.CSS(), "--border": p.Border.CSS(), "--better": p.Better.CSS(), "--worse": p.Worse.CSS(),
+		"--class-rt": p.ClassRT.CSS(), "--class-dl": p.ClassDL.CSS(),
 	}
 }

@@ -17,6 +17,9 @@ type Chip struct {
 	// Group is the thread's task group from 1 (an rt-app task: its instances
 	// share a colour, GroupColor), 0 for none.
 	Group int
+	// Class is its Linux scheduling class: a real-time task's chip carries a
+	// bar along its top, a deadline task's a ring (ClassMark).
+	Class engine.SchedClass
 }
 
 // TileInput is everything a vCPU tile shows.
@@ -185,9 +188,26 @@ func drawChip(m *Mesh, p *Palette, r Rect, ch Chip, col, bg Color, selected bool
 	if ch.Incoming {
 		w := max(r.W*0.16, 1.2)
 		m.StrokeRoundRect(r.Inset(w/2), rad, w, col)
+		drawClassMark(m, p, r, ch.Class)
 		return
 	}
 	m.FillRoundRect(r, rad, col)
+	drawClassMark(m, p, r, ch.Class)
+}
+
+// drawClassMark marks a real-time chip with a bar just above it and a
+// deadline chip with a ring just outside its edge, in the class's colour.
+// Both sit on the tile, outside the chip, so that they show whatever the
+// task's own colour (an rt-app task's chips take its group's).
+func drawClassMark(m *Mesh, p *Palette, r Rect, class engine.SchedClass) {
+	w := max(r.W*0.14, 1.5)
+	switch class {
+	case engine.ClassRT:
+		bar := Rect{X: r.X, Y: r.Y - 2*w, W: r.W, H: w * 1.3}
+		m.FillRoundRect(bar, w*0.6, p.ClassRT)
+	case engine.ClassDL:
+		m.StrokeRoundRect(r.Inset(-w*0.9), r.W*0.22+w, w, p.ClassDL)
+	}
 }
 
 // drawGauge is the spin window ring: a track and an arc from twelve o'clock,

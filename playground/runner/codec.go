@@ -164,6 +164,13 @@ type threadInfo struct {
 	name   string
 	role   engine.ThreadRole
 	pinned bool
+	// The thread's class and its parameters (engine.ThreadSnap), set at
+	// its start.
+	class               engine.SchedClass
+	rr                  bool
+	weight              int64
+	rtPrio              int
+	dlRuntime, dlPeriod int64
 }
 
 // frameEncoder writes one arm's frames; it remembers how many threads the page
@@ -266,7 +273,8 @@ func (e *frameEncoder) encodeSnap(b []byte, s *engine.Snapshot) []byte {
 		b = append(b, byte(t.State))
 		b = appendVarints(b, int64(t.ID), int64(t.CPU))
 		if i >= named {
-			b = append(b, byte(t.Role), flagIf(t.Pinned, 1))
+			b = append(b, byte(t.Role), flagIf(t.Pinned, 1), byte(t.Class), flagIf(t.RR, 1))
+			b = appendVarints(b, t.Weight, int64(t.RTPrio), t.DLRuntimeNs, t.DLPeriodNs)
 			b = appendString(b, t.Name)
 		}
 	}
@@ -365,6 +373,8 @@ func (d *frameDecoder) decodeSnap(r *reader, s *engine.Snapshot) {
 		t.ID, t.CPU = int(r.varint()), int(r.varint())
 		if i >= named {
 			info := threadInfo{role: engine.ThreadRole(r.byte()), pinned: r.byte() != 0}
+			info.class, info.rr = engine.SchedClass(r.byte()), r.byte() != 0
+			info.weight, info.rtPrio, info.dlRuntime, info.dlPeriod = r.varint(), int(r.varint()), r.varint(), r.varint()
 			info.name = r.string()
 			if i >= len(d.threads) {
 				d.threads = append(d.threads, make([]threadInfo, i+1-len(d.threads))...)
@@ -372,7 +382,9 @@ func (d *frameDecoder) decodeSnap(r *reader, s *engine.Snapshot) {
 			d.threads[i] = info
 		}
 		if i < len(d.threads) {
-			t.Name, t.Role, t.Pinned = d.threads[i].name, d.threads[i].role, d.threads[i].pinned
+			ti := &d.threads[i]
+			t.Name, t.Role, t.Pinned = ti.name, ti.role, ti.pinned
+			t.Class, t.RR, t.Weight, t.RTPrio, t.DLRuntimeNs, t.DLPeriodNs = ti.class, ti.rr, ti.weight, ti.rtPrio, ti.dlRuntime, ti.dlPeriod
 		}
 	}
 	s.IPIs = make([]engine.IPISnap, r.count(7))
