@@ -24,4 +24,5 @@ require (
 	github.com/jezek/xgb v1.1.1 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
