@@ -108,7 +108,7 @@ func Build(tr *Trace, opts Options) (*Model, error) {
 		}
 		lat[i] = b.st[old].lat
 	}
-	processes(b.m, lat)
+	processes(b.m, lat, b.tr.Comm)
 	return b.m, nil
 }
 
@@ -325,12 +325,12 @@ func (b *builder) wakeEnd(e *Event, w *live) End {
 		return timer
 	}
 	k := b.live[e.Pid]
-	if k == nil || k.state != stRunning || !k.modeled || k == w {
-		c.TimerUnknownWaker++
+	if k != nil && kernelWaker(b.thread(k).Name()) {
+		c.TimerKernel++
 		return timer
 	}
-	if kernelWaker(b.thread(k).Name()) {
-		c.TimerKernel++
+	if k == nil || k.state != stRunning || !k.modeled || k == w {
+		c.TimerUnknownWaker++
 		return timer
 	}
 	b.flush(k, e.Ts)

@@ -25,7 +25,9 @@ func (b *builder) finish() {
 			// Right-censored (pitfall 3): the trace ended inside this segment.
 			t.CutLast = true
 			b.m.Counts.CutLast++
-			if b.opts.KeepCut {
+			// A blocked thread's last run was seen whole; only the wakeup is
+			// past the end. A running or runnable one's run is censored.
+			if b.opts.KeepCut || l.state == stBlocked {
 				b.push(l, End{Kind: EndCut, AtTs: b.end})
 			} else {
 				b.dropCur(l)
@@ -110,8 +112,9 @@ func kernelWaker(name string) bool {
 }
 
 // processes groups the model's threads by tgid; lat holds each thread's
-// wake-to-run latencies (ns) by ThreadID.
-func processes(m *Model, lat [][]int64) {
+// wake-to-run latencies (ns) by ThreadID. A process is named by its leader
+// thread, or the trace's name for its pid, or its first thread.
+func processes(m *Model, lat [][]int64, comm map[int32]string) {
 	byPid := make(map[int32]int)
 	for i := range m.Threads {
 		t := &m.Threads[i]
@@ -119,7 +122,7 @@ func processes(m *Model, lat [][]int64) {
 		if !ok {
 			k = len(m.Processes)
 			byPid[t.Tgid] = k
-			m.Processes = append(m.Processes, Process{Pid: t.Tgid})
+			m.Processes = append(m.Processes, Process{Pid: t.Tgid, Name: comm[t.Tgid]})
 		}
 		p := &m.Processes[k]
 		p.Threads = append(p.Threads, ThreadID(i))

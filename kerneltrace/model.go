@@ -29,9 +29,9 @@ const (
 	EndSpawned
 	// EndExit: the thread exits.
 	EndExit
-	// EndCut: the trace (or window) ended during this segment: the thread
-	// was still running, runnable or blocked without a wakeup. Only with
-	// Options.KeepCut; a replay stops the thread there.
+	// EndCut: the trace (or window) ended after this segment: the thread
+	// blocked and no wakeup followed, or (only with Options.KeepCut) it was
+	// still running or runnable. A replay stops the thread there.
 	EndCut
 )
 

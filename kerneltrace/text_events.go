@@ -224,10 +224,15 @@ func plugSwitch(l textLine, e Event) (Event, error) {
 func wakee(l textLine, e *Event) error {
 	a := l.args
 	if keyAt(a, "pid") < 0 {
-		comm, pid, prio, rest, err := plugTask(a[:strings.IndexByte(a+"]", ']')+1])
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return fmt.Errorf("neither pid= nor comm:pid [prio] in %q", a)
+		}
+		comm, pid, prio, _, err := plugTask(a[:end+1])
 		if err != nil {
 			return err
 		}
+		rest := a[end+1:]
 		e.Comm, e.Target, e.Prio = comm, pid, prio
 		if i := strings.Index(rest, "CPU:"); i >= 0 {
 			c, _ := strconv.Atoi(leadingDigits(rest[i+4:]))
