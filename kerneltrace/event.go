@@ -17,7 +17,7 @@ const (
 	// KindNew: Pid created Target (task_newtask, sched_process_fork,
 	// sched_wakeup_new): the new task is runnable.
 	KindNew
-	// KindRename: Target's name became Comm (task_rename).
+	// KindRename: Target's name became Comm (task_rename, sched_process_exec).
 	KindRename
 	// KindExit: Target exits (sched_process_exit); its last switch-out follows.
 	KindExit

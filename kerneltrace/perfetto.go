@@ -46,6 +46,7 @@ const (
 	fEvWakeupNew   = 114 // FtraceEvent.sched_wakeup_new
 	fEvNewtask     = 235 // FtraceEvent.task_newtask
 	fEvRename      = 236 // FtraceEvent.task_rename
+	fEvExec        = 237 // FtraceEvent.sched_process_exec
 	fEvExit        = 238 // FtraceEvent.sched_process_exit
 	fEvFork        = 239 // FtraceEvent.sched_process_fork
 	fEvFree        = 240 // FtraceEvent.sched_process_free

@@ -5,6 +5,7 @@ package kerneltrace
 
 import (
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -99,7 +100,7 @@ func (d *pfDecoder) event(b []byte, base int, cpu int32) error {
 			e.Pid = int32(f.x)
 		case fEvFlags:
 			flags = f.x
-		case fEvSwitch, fEvWakeup, fEvWaking, fEvWakeupNew, fEvNewtask, fEvRename, fEvExit, fEvFork, fEvFree, fEvMigrateTask:
+		case fEvSwitch, fEvWakeup, fEvWaking, fEvWakeupNew, fEvNewtask, fEvRename, fEvExec, fEvExit, fEvFork, fEvFree, fEvMigrateTask:
 			if err := f.want("FtraceEvent", "event", protowire.BytesType); err != nil {
 				return err
 			}
@@ -162,6 +163,9 @@ func (d *pfDecoder) event(b []byte, base int, cpu int32) error {
 	case fEvRename: // pid 1, oldcomm 2, newcomm 3
 		e.Kind = KindRename
 		e.Target, e.Comm = int32(n[1]), s[3]
+	case fEvExec: // filename 1, pid 2, old_pid 3: the task takes the file's base name
+		e.Kind = KindRename
+		e.Target, e.Comm = int32(n[2]), s[1][strings.LastIndexByte(s[1], '/')+1:]
 	case fEvExit: // comm 1, pid 2, tgid 3, prio 4
 		e.Kind = KindExit
 		e.Comm, e.Target, e.Tgid, e.Prio = s[1], int32(n[2]), int32(n[3]), int32(n[4])

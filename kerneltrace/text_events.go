@@ -26,6 +26,8 @@ func sched(name string) (func(textLine) (Event, error), bool) {
 		return textNewtask, true
 	case "task_rename":
 		return textRename, true
+	case "sched_process_exec":
+		return textExec, true
 	case "sched_process_exit", "sched_process_free":
 		return textExit, true
 	case "sched_migrate_task":
@@ -314,6 +316,20 @@ func textRename(l textLine) (Event, error) {
 	}
 	e.Target = int32(n)
 	e.Comm, err = str(l.args, "newcomm", "oom_score_adj")
+	return e, err
+}
+
+// textExec reads "filename=/usr/bin/sh pid=N old_pid=N": exec renames the
+// task to the file's base name (as the kernel's comm does), and task_rename
+// does not fire for it.
+func textExec(l textLine) (Event, error) {
+	e := base(l, KindRename)
+	file, err := str(l.args, "filename", "pid")
+	if err != nil {
+		return e, err
+	}
+	n, err := num(l.args, "pid")
+	e.Target, e.Comm = int32(n), file[strings.LastIndexByte(file, '/')+1:]
 	return e, err
 }
 
