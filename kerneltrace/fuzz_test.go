@@ -1,6 +1,7 @@
 package kerneltrace
 
 import (
+	"encoding/binary"
 	"testing"
 )
 
@@ -19,6 +20,8 @@ func fuzzSeeds(f *testing.F, text bool) {
 	f.Add(pingPong())
 	f.Add(compactBundle())
 	f.Add([]byte(zlibPacket(pingPong())))
+	le := datEnc{bo: binary.LittleEndian, ps: 256}
+	f.Add(le.v7([][]byte{le.page(5, []rec{{0, le.switchRec(0, "s", 0, 3, "x")}})}, "3 x\n", true))
 }
 
 func FuzzPerfetto(f *testing.F) {

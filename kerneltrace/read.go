@@ -113,7 +113,7 @@ func Read(data []byte) (*Trace, error) {
 		}
 		return readText(text, FormatHTML)
 	case FormatTraceDat:
-		return nil, fmt.Errorf("trace.dat: not supported yet; convert with `trace-cmd report -N > trace.txt` and read that")
+		return readTraceDat(data)
 	}
 	return nil, fmt.Errorf("unknown trace format: not Perfetto protobuf, ftrace text, systrace HTML or trace.dat (first bytes % x)", data[:min(len(data), 8)])
 }

@@ -361,6 +361,9 @@ func textMigrate(l textLine) (Event, error) {
 		return e, err
 	}
 	e.Target = int32(n)
+	if p, err := num(l.args, "prio"); err == nil {
+		e.Prio = int32(p)
+	}
 	o, err := num(l.args, "orig_cpu")
 	if err != nil {
 		return e, err

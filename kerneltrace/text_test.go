@@ -62,7 +62,7 @@ func TestTextLineForms(t *testing.T) {
 			Event{Ts: 2_000_000_000, CPU: 1, Kind: KindExit, Pid: 11, Comm: "cat", Target: 11}},
 		{"migrate",
 			`          <idle>-0     [001] d..2.    2.000000: sched_migrate_task: comm=cat pid=11 prio=120 orig_cpu=1 dest_cpu=0`,
-			Event{Ts: 2_000_000_000, CPU: 1, Kind: KindMigrate, Pid: 0, Comm: "cat", Target: 11, OrigCPU: 1, TargetCPU: 0}},
+			Event{Ts: 2_000_000_000, CPU: 1, Kind: KindMigrate, Pid: 0, Comm: "cat", Target: 11, Prio: 120, OrigCPU: 1, TargetCPU: 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
