@@ -43,6 +43,9 @@ type byteOrder interface {
 type datEnc struct {
 	bo byteOrder
 	ps int
+	// headerPage and formats default to Linux 6.18's (the constants above).
+	headerPage string
+	formats    []string
 }
 
 func (d datEnc) u16(b []byte, v uint16) []byte { return d.bo.AppendUint16(b, v) }
@@ -126,17 +129,25 @@ func (d datEnc) start(version string) []byte {
 }
 
 func (d datEnc) headerInfo(b []byte) []byte {
+	hp := d.headerPage
+	if hp == "" {
+		hp = headerPage6_18
+	}
 	b = append(b, "header_page\x00"...)
-	b = d.u64(b, uint64(len(headerPage6_18)))
-	b = append(b, headerPage6_18...)
+	b = d.u64(b, uint64(len(hp)))
+	b = append(b, hp...)
 	b = append(b, "header_event\x00"...)
 	return d.u64(b, 0)
 }
 
 func (d datEnc) eventFormats(b []byte) []byte {
+	formats := d.formats
+	if formats == nil {
+		formats = []string{switchFormat6_18, wakingFormat6_18}
+	}
 	b = append(d.u32(b, 1), "sched\x00"...)
-	b = d.u32(b, 2)
-	for _, f := range []string{switchFormat6_18, wakingFormat6_18} {
+	b = d.u32(b, uint32(len(formats)))
+	for _, f := range formats {
 		b = append(d.u64(b, uint64(len(f))), f...)
 	}
 	return b
