@@ -73,6 +73,23 @@ func (r *datReader) cstr(what string) (string, error) {
 	return "", r.errorf("%s: no terminating NUL", what)
 }
 
+// span reads an (offset, size) pair of u64s naming bytes of file, and
+// returns them and their offset.
+func (r *datReader) span(file []byte, what string) ([]byte, int, error) {
+	off, err := r.u64(what + " offset")
+	if err != nil {
+		return nil, 0, err
+	}
+	size, err := r.u64(what + " size")
+	if err != nil {
+		return nil, 0, err
+	}
+	if off > uint64(len(file)) || size > uint64(len(file))-off {
+		return nil, 0, r.errorf("%s [%d, +%d) runs past the end of the file (%d bytes)", what, off, size, len(file))
+	}
+	return file[off : off+size], int(off), nil
+}
+
 // fits checks that n entries of at least min bytes each can fit in what is
 // left, so a corrupt count fails at once instead of looping for billions
 // of empty entries.
@@ -210,18 +227,11 @@ func (f *datFile) readV6(r *datReader) error {
 		return r.errorf("section %q, want flyrecord", kind)
 	}
 	for cpu := 0; cpu < int(cpus); cpu++ {
-		off, err := r.u64("CPU data offset")
+		data, off, err := r.span(r.b, "CPU "+strconv.Itoa(cpu)+" data")
 		if err != nil {
 			return err
 		}
-		size, err := r.u64("CPU data size")
-		if err != nil {
-			return err
-		}
-		if off > uint64(len(r.b)) || size > uint64(len(r.b))-off {
-			return r.errorf("CPU %d data [%d, +%d) runs past the end of the file (%d bytes)", cpu, off, size, len(r.b))
-		}
-		if err := f.pages(r.b[off:off+size], int(off), int32(cpu)); err != nil {
+		if err := f.pages(data, off, int32(cpu)); err != nil {
 			return err
 		}
 	}

@@ -247,25 +247,20 @@ func (v *v7File) buffer(b []byte) error {
 		if err != nil {
 			return err
 		}
-		off, err := r.u64("BUFFER CPU data offset")
+		if cpu >= MaxCPUs {
+			return fmt.Errorf("BUFFER option: CPU %d is above %d", cpu, MaxCPUs)
+		}
+		data, off, err := r.span(v.r.b, "BUFFER option: CPU "+strconv.Itoa(int(cpu))+" data")
 		if err != nil {
 			return err
-		}
-		size, err := r.u64("BUFFER CPU data size")
-		if err != nil {
-			return err
-		}
-		if cpu >= MaxCPUs || off > uint64(len(v.r.b)) || size > uint64(len(v.r.b))-off {
-			return fmt.Errorf("BUFFER option: CPU %d data [%d, +%d) lies outside the file (%d bytes)", cpu, off, size, len(v.r.b))
 		}
 		v.tr.CPUs = max(v.tr.CPUs, int(cpu)+1)
-		data := v.r.b[off : off+size]
 		if compressed {
-			if data, err = v.chunks(data, int(off)); err != nil {
+			if data, err = v.chunks(data, off); err != nil {
 				return err
 			}
 		}
-		if err := v.pages(data, int(off), int32(cpu)); err != nil {
+		if err := v.pages(data, off, int32(cpu)); err != nil {
 			return err
 		}
 	}

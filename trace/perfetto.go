@@ -92,9 +92,6 @@ type pfWriter struct {
 // Perfetto protobuf trace. Options are those of Write (CompletionBucketNs and
 // NoMigrations have no effect here). It takes over sim.Observe for the call.
 func WritePerfetto(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
-	if sim == nil {
-		return Stats{}, errors.New("trace: sim is nil")
-	}
 	start, until, err := window(sim, opts)
 	if err != nil {
 		return Stats{}, err
@@ -120,13 +117,7 @@ func WritePerfetto(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
 	sim.Observe(pw.observe)
 	defer sim.Observe(nil)
 	pw.header()
-	const chunkNs = 1_000_000
-	for !pw.stopped && sim.NowNs() < until {
-		sim.RunUntil(min(sim.NowNs()+chunkNs, until))
-		if opts.Progress != nil {
-			opts.Progress(sim.NowNs())
-		}
-	}
+	runChunks(sim, until, opts.Progress, &pw.stopped)
 	end := sim.NowNs()
 	if pw.stopped && pw.stopNs > 0 {
 		end = pw.stopNs
