@@ -177,7 +177,9 @@ func (b *builder) event(e *Event) {
 		b.switchOut(e)
 		b.switchIn(e)
 	case KindWaking:
-		if e.Target > 0 {
+		// A trace with sched_waking has sched_wakeup as a second, later
+		// report of the same wakeups (perfetto docs, cpu-scheduling.md).
+		if e.Target > 0 && !(e.WakeupOnly && b.hasWaking) {
 			b.waking(e)
 		}
 	case KindNew:
@@ -320,7 +322,7 @@ func (b *builder) wakeEnd(e *Event, w *live) End {
 	case w.blockIO:
 		c.TimerIOWait++
 		return timer
-	case e.Pid < 0, e.WakeupOnly && !b.opts.TrustWakeup, e.WakeupOnly && b.hasWaking:
+	case e.Pid < 0, e.WakeupOnly && !b.opts.TrustWakeup:
 		c.TimerUnknownWaker++
 		return timer
 	}

@@ -81,6 +81,19 @@ func TestBuildPingPong(t *testing.T) {
 	}
 }
 
+// With sched_waking in the trace, sched_wakeup repeats the same wakeups:
+// it is not read again (no spurious wakeups from it).
+func TestBuildWakingAndWakeup(t *testing.T) {
+	b := newTB(2)
+	b.sw(0, 0, 0, 0, 5, "a").sw(10, 0, 5, StateInterruptible, 6, "b").wake(20, 0, 6, 5, false)
+	b.add(Event{Ts: 21, CPU: 1, Kind: KindWaking, WakeupOnly: true, Pid: 0, Target: 5})
+	b.sw(30, 0, 6, 0, 5, "a")
+	m := b.build(t, Options{KeepCut: true})
+	if a := threadByTid(t, m, 5, 0); m.Counts.Spurious != 0 || len(a.Segments) != 2 || a.Segments[0].End.Kind != EndWakeBy {
+		t.Errorf("counts %+v, segments %+v", m.Counts, a.Segments)
+	}
+}
+
 func TestBuildAllTimed(t *testing.T) {
 	tr, _ := Read(pingPong())
 	m, err := Build(tr, Options{AllTimed: true})

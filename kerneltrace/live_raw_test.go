@@ -98,13 +98,28 @@ func TestRecordedRawPages(t *testing.T) {
 	if len(got.Events) != len(want.Events) || len(got.Events) == 0 {
 		t.Fatalf("%d events from the pages, %d in the kernel's text", len(got.Events), len(want.Events))
 	}
-	for i := range want.Events {
-		g, w := got.Events[i], want.Events[i]
-		// The text rounds to µs; the text's flags column gives IRQ, the
-		// record's common_flags the same bit.
-		if d := g.Ts - w.Ts; d < -500 || d > 500 || g.CPU != w.CPU || g.Kind != w.Kind || g.Pid != w.Pid || g.PrevPid != w.PrevPid ||
-			g.NextPid != w.NextPid || g.Target != w.Target || g.PrevState != w.PrevState || g.NextComm != w.NextComm || g.IRQ != w.IRQ {
-			t.Fatalf("event %d:\n pages %+v\n text  %+v", i, g, w)
+	// Per CPU in order: the text rounds to µs, which can reorder events of
+	// two CPUs within one µs.
+	perCPU := func(evs []Event) map[int32][]Event {
+		m := make(map[int32][]Event)
+		for _, e := range evs {
+			m[e.CPU] = append(m[e.CPU], e)
+		}
+		return m
+	}
+	gotCPU, wantCPU := perCPU(got.Events), perCPU(want.Events)
+	for cpu, ws := range wantCPU {
+		gs := gotCPU[cpu]
+		if len(gs) != len(ws) {
+			t.Fatalf("CPU %d: %d events from the pages, %d in the text", cpu, len(gs), len(ws))
+		}
+		for i := range ws {
+			g, w := gs[i], ws[i]
+			// The text's flags column gives IRQ, the record's common_flags the same bit.
+			if d := g.Ts - w.Ts; d < -500 || d > 500 || g.Kind != w.Kind || g.Pid != w.Pid || g.PrevPid != w.PrevPid ||
+				g.NextPid != w.NextPid || g.Target != w.Target || g.PrevState != w.PrevState || g.NextComm != w.NextComm || g.IRQ != w.IRQ {
+				t.Fatalf("CPU %d event %d:\n pages %+v\n text  %+v", cpu, i, g, w)
+			}
 		}
 	}
 	t.Logf("%d events on %d CPUs read alike from raw pages and from text", len(got.Events), got.CPUs)

@@ -23,6 +23,7 @@ func (d *pfDecoder) cpuOf(cpu int32) *curTask {
 func (d *pfDecoder) bundle(b []byte, base int) error {
 	var cpu int32
 	var lost bool
+	var prevEnd int64
 	var events []field
 	var compact *field
 	err := walk(b, base, "FtraceEventBundle", func(f field) error {
@@ -42,6 +43,8 @@ func (d *pfDecoder) bundle(b []byte, base int) error {
 			events = append(events, f)
 		case fBundleLost:
 			lost = f.x != 0
+		case fBundlePrevEnd:
+			prevEnd = int64(f.x)
 		case fBundleCompact:
 			if err := f.want("FtraceEventBundle", "compact_sched", protowire.BytesType); err != nil {
 				return err
@@ -68,11 +71,12 @@ func (d *pfDecoder) bundle(b []byte, base int) error {
 	}
 	if lost {
 		// Events before this bundle on this CPU are incomplete: valid from its
-		// first event on (perfetto ftrace_parser.cc crops the same way).
+		// first event on (perfetto ftrace_parser.cc crops the same way), or
+		// from the end of the previous read when the bundle has none.
 		d.t.LostEvents++
-		ts := int64(-1)
-		for _, e := range d.t.Events[first:] {
-			if ts < 0 || e.Ts < ts {
+		ts := prevEnd
+		for i, e := range d.t.Events[first:] {
+			if i == 0 || e.Ts < ts {
 				ts = e.Ts
 			}
 		}

@@ -107,6 +107,26 @@ func TestPerfettoCompact(t *testing.T) {
 	}
 }
 
+// Lost events: the trace is valid from the first event of the bundle that
+// says so, or from the previous read's end when it has no events.
+func TestPerfettoLostEvents(t *testing.T) {
+	lost := cat(
+		ftracePacket(bundle(0, swEv(100, "a", 5, 1, "b", 6), swEv(200, "b", 6, 1, "a", 5))),
+		ftracePacket(pb(bundle(1, swEv(500, "c", 7, 1, "d", 8), swEv(600, "d", 8, 1, "c", 7))).u(fBundleLost, 1)),
+		ftracePacket(pb{}.u(fBundleCPU, 2).u(fBundleLost, 1).u(fBundlePrevEnd, 450)))
+	tr, err := Read(lost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.LostEvents != 2 || tr.ValidFromNs != 500 || tr.CPUs != 3 {
+		t.Errorf("lost %d, valid from %d, CPUs %d", tr.LostEvents, tr.ValidFromNs, tr.CPUs)
+	}
+	m, _ := Build(tr, Options{})
+	if m.StartNs != 500 || m.Counts.Events != 2 {
+		t.Errorf("model starts at %d with %d events", m.StartNs, m.Counts.Events)
+	}
+}
+
 func TestPerfettoErrors(t *testing.T) {
 	good := pingPong()
 	badCompact := cat(ftracePacket(pb{}.u(fBundleCPU, 0).m(fBundleCompact, pb{}.s(5, "a").packed(1, 5, 6).packed(2, 0).packed(3, 1, 2).packed(4, 1, 2).packed(6, 0, 0))))
