@@ -15,7 +15,10 @@
 //     generated types for all of perfetto_trace.proto (megabytes in WebAssembly).
 //     Field numbers follow google/perfetto's protos/perfetto/trace/.
 //   - ftrace text (text.go): tracefs `trace`, `trace-cmd report` with and without
-//     -N, systrace text and HTML, `perf script` sched tracepoint lines.
+//     -N, systrace text and HTML, `perf script` sched tracepoint lines, and the
+//     systemTraceEvents string of a Chrome JSON trace.
+//   - trace-cmd's trace.dat (tracedat.go), versions 6 and 7 (zlib sections;
+//     zstd refused), decoded through the file's own tracefs format files.
 //
 // Bad input is an error naming the byte offset or line and the field; no input
 // makes a decoder panic or loop (each has a fuzz test).

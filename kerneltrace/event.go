@@ -159,6 +159,7 @@ const (
 	FormatPerfetto Format = "perfetto"
 	FormatText     Format = "ftrace-text"
 	FormatHTML     Format = "systrace-html"
+	FormatChrome   Format = "chrome-json"
 	FormatTraceDat Format = "trace.dat"
 )
 

@@ -14,6 +14,7 @@ func fuzzSeeds(f *testing.F, text bool) {
 		f.Add([]byte("cpus=2\n  t-9 [000] 1.0: sched_switch: t:9 [120] R+ ==> u:3 [100]\n  u-3 [000] 1.1: sched_wakeup_new: v:4 [120] CPU:001\n"))
 		f.Add([]byte("  p 1/1 [000] 3.0: 1 sched:sched_process_fork: comm=p pid=1 child_comm=q child_pid=2\n" +
 			"  q-2 [000] 3.1: task_rename: pid=2 oldcomm=q newcomm=r oom_score_adj=0\n  r-2 [000] 3.2: sched_process_exit: comm=r pid=2 prio=120\n"))
+		f.Add([]byte(`{"systemTraceEvents": "  a-1 [000] 1.0: sched_waking: comm=a pid=1 prio=1 target_cpu=0\n"}`))
 		f.Add([]byte(`<script class="trace-data" type="application/text">  a-1 [000] 1.0: sched_waking: comm=a pid=1 prio=1 target_cpu=0</script>`))
 		return
 	}

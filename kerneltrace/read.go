@@ -12,7 +12,8 @@ const traceDatMagic = "\x17\x08\x44tracing"
 
 // Detect names the format of data from its first bytes, as rtapp.Detect tells
 // rt-app files from scenarios: trace.dat by its magic, systrace HTML by its
-// markup, ftrace text by a header or an event line, Perfetto by a first
+// markup, Chrome JSON by its systemTraceEvents member, ftrace text by a
+// header or an event line, Perfetto by a first
 // field that is a well-formed Trace.packet. A gzip file is looked into.
 // It says nothing of whether the file is valid; Read does.
 func Detect(data []byte) Format {
@@ -28,6 +29,9 @@ func Detect(data []byte) Format {
 		return FormatTraceDat
 	case looksPerfetto(data):
 		return FormatPerfetto
+	}
+	if looksChromeJSON(data) {
+		return FormatChrome
 	}
 	head := data[:min(len(data), 4096)]
 	lower := bytes.ToLower(head)
@@ -114,8 +118,15 @@ func Read(data []byte) (*Trace, error) {
 		return readText(text, FormatHTML)
 	case FormatTraceDat:
 		return readTraceDat(data)
+	case FormatChrome:
+		text, err := chromeSystemTrace(data)
+		if err != nil {
+			return nil, err
+		}
+		return readText(text, FormatChrome)
 	}
-	return nil, fmt.Errorf("unknown trace format: not Perfetto protobuf, ftrace text, systrace HTML or trace.dat (first bytes % x)", data[:min(len(data), 8)])
+	return nil, fmt.Errorf("unknown trace format: not Perfetto protobuf, ftrace text, systrace HTML, Chrome JSON with systemTraceEvents "+
+		"or trace.dat (first bytes % x)", data[:min(len(data), 8)])
 }
 
 // systraceHTML extracts the ftrace text from systrace's

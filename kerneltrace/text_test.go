@@ -134,6 +134,21 @@ func TestSystraceHTML(t *testing.T) {
 	}
 }
 
+func TestChromeJSONSystemTrace(t *testing.T) {
+	in := `{"traceEvents": [{"ph": "M", "pid": 1}], "systemTraceEvents": "# tracer: nop\n` +
+		`  sh-5 (5) [001] d..2. 2.000000: sched_switch: prev_comm=sh prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"}`
+	tr, err := Read([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Format != FormatChrome || len(tr.Events) != 1 || tr.Events[0].PrevPid != 5 || tr.Tgid[5] != 5 {
+		t.Fatalf("%q %+v", tr.Format, tr.Events)
+	}
+	if _, err := Read([]byte(`{"systemTraceEvents": 3}`)); err == nil || !strings.Contains(err.Error(), "chrome JSON") {
+		t.Errorf("a number as systemTraceEvents: %v", err)
+	}
+}
+
 func TestTextErrors(t *testing.T) {
 	tests := []struct {
 		desc, in, want string
