@@ -1,6 +1,8 @@
 // Package trace exports a schedplay simulation as Chrome trace-event JSON, the
 // format that Perfetto UI (ui.perfetto.dev, its legacy JSON importer) and
-// chrome://tracing open.
+// chrome://tracing open, and (WritePerfetto, perfetto.go) as Perfetto's own
+// protobuf, shaped like a Linux recording so that Perfetto's scheduling
+// views and kerneltrace read it.
 //
 // Write attaches to an engine.Sim, runs it, and streams one event per line as the
 // simulation produces them, so memory stays bounded whatever the run's length: per
