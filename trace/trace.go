@@ -1,6 +1,8 @@
 // Package trace exports a schedplay simulation as Chrome trace-event JSON, the
 // format that Perfetto UI (ui.perfetto.dev, its legacy JSON importer) and
-// chrome://tracing open.
+// chrome://tracing open, and (WritePerfetto, perfetto.go) as Perfetto's own
+// protobuf, shaped like a Linux recording so that Perfetto's scheduling
+// views and kerneltrace read it.
 //
 // Write attaches to an engine.Sim, runs it, and streams one event per line as the
 // simulation produces them, so memory stays bounded whatever the run's length: per
@@ -136,9 +138,6 @@ type Stats struct {
 // It takes over sim.Observe for the duration of the call and clears it after.
 // After Write, sim.Results() gives the run's metrics if it reached its horizon.
 func Write(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
-	if sim == nil {
-		return Stats{}, errors.New("trace: sim is nil")
-	}
 	start, until, err := window(sim, opts)
 	if err != nil {
 		return Stats{}, err
@@ -148,15 +147,7 @@ func Write(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
 	defer sim.Observe(nil)
 
 	tw.header()
-	// Run in chunks so that a trace cut short (MaxBytes, a write error) also stops
-	// the run.
-	const chunkNs = 1_000_000
-	for !tw.stopped && sim.NowNs() < until {
-		sim.RunUntil(min(sim.NowNs()+chunkNs, until))
-		if opts.Progress != nil {
-			opts.Progress(sim.NowNs())
-		}
-	}
+	runChunks(sim, until, opts.Progress, &tw.stopped)
 	end := sim.NowNs()
 	if tw.stopped {
 		end = tw.stopNs
@@ -165,8 +156,24 @@ func Write(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
 	return tw.stats, tw.err
 }
 
-// window checks opts against sim and returns the written window.
+// runChunks runs sim to until a simulated millisecond at a time, calling
+// progress after each, so that a trace cut short (MaxBytes, a write error:
+// *stopped) also stops the run. Both writers run this way.
+func runChunks(sim *engine.Sim, until int64, progress func(int64), stopped *bool) {
+	const chunkNs = 1_000_000
+	for !*stopped && sim.NowNs() < until {
+		sim.RunUntil(min(sim.NowNs()+chunkNs, until))
+		if progress != nil {
+			progress(sim.NowNs())
+		}
+	}
+}
+
+// window checks sim and opts and returns the written window.
 func window(sim *engine.Sim, opts Options) (start, until int64, err error) {
+	if sim == nil {
+		return 0, 0, errors.New("trace: sim is nil")
+	}
 	now, end := sim.NowNs(), sim.EndNs()
 	switch {
 	case opts.StartNs < 0:

@@ -144,6 +144,8 @@ func checkLayerOrder(t *testing.T, pkgs map[string]pkg, target string) {
 		{"schedplay/engine", []string{"schedplay/", "net/http", "go.starlark.net"}, []string{"schedplay/rtapp"}},
 		// The rt-app decoder stands alone: the engine and the CLI use it.
 		{"schedplay/rtapp", []string{"schedplay/", "net/http", "go.starlark.net"}, nil},
+		// So does the kernel-trace reader, for the engine to replay traces.
+		{"schedplay/kerneltrace", []string{"schedplay/", "net/http", "go.starlark.net"}, nil},
 		// A policy's interpreter sits on the engine only; the page's engine
 		// workers and the view model do not carry it (the first-visit bundle
 		// has no room for it), the CLI does.
