@@ -178,3 +178,24 @@ func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) {
 		dlBlocked(t, s.now)
 	}
 }
+
+// forkPlacement is wake_up_new_task's select_task_rq(WF_FORK) for a new fair
+// task forked on CPU parent, on this flat machine: find_idlest_cpu takes an
+// idle CPU (the parent's if it is idle, else the first after it), else the
+// least loaded one (the fewest runnable tasks; the parent's on a tie, as
+// find_idlest_group keeps the local group unless another is idler).
+func (s *Sim) forkPlacement(t *thread, parent int) placement {
+	n := len(s.cpus)
+	for i := range n {
+		if c := s.cpus[(parent+i)%n]; linuxIdle(c) {
+			return placement{cpu: c.id, reason: "wake_up_new_task: an idle CPU (find_idlest_cpu)"}
+		}
+	}
+	best := s.cpus[parent]
+	for i := 1; i < n; i++ {
+		if c := s.cpus[(parent+i)%n]; c.load()+len(c.incoming) < best.load()+len(best.incoming) {
+			best = c
+		}
+	}
+	return placement{cpu: best.id, reason: "wake_up_new_task: the least loaded CPU (find_idlest_cpu)"}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,57 @@ func TestDLMeetsDeadlinesAndThrottles(t *testing.T) {
 	g := rtTaskRes(t, r, "greedy")
 	if share := passes(t, r, "greedy") / (passes(t, r, "greedy") + passes(t, r, "fair")); math.Abs(share-0.3) > 0.02 || g.DLThrottles < 190 {
 		t.Errorf("a greedy 30%% deadline task took %.3f of its CPU, throttled %d times; want 0.30 and about 200", share, g.DLThrottles)
+	}
+}
+
+// TestRTAppPhaseAffinity: rt-app's tutorial example8 as a test: a thread
+// whose phases pin it to CPU 0, then CPU 1, then (inherited from its task)
+// CPU 2 runs each phase there, moving when a phase begins.
+func TestRTAppPhaseAffinity(t *testing.T) {
+	src := `{"tasks": {"t": {"cpus": [2], "loop": 3, "phases": {
+		"p1": {"cpus": [0], "loop": 1, "run": 1500},
+		"p2": {"cpus": [1], "loop": 1, "run": 1500},
+		"p3": {"loop": 1, "run": 1500}}}}}`
+	for _, policy := range []string{"linux", "osv", "scx_simple"} {
+		sc := rtappScenario(src)
+		sc.Sched.Policy = policy
+		s, err := NewSim(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ran []int
+		for s.Step() {
+			for _, cp := range s.cpus {
+				if cp.cur != nil && (len(ran) == 0 || ran[len(ran)-1] != cp.id) {
+					ran = append(ran, cp.id)
+				}
+			}
+		}
+		want := []int{0, 1, 2, 0, 1, 2, 0, 1, 2}
+		if !slices.Equal(ran, want) {
+			t.Errorf("%s: ran on CPUs %v, want %v", policy, ran, want)
+		}
+	}
+}
+
+// TestRTAppFork: rt-app's tutorial example9: thread3 forks a thread of
+// thread1 in its first phase and one of thread2 (which has no instance of
+// its own) in its second; thread1 runs twice in all, thread2 once, and each
+// forked thread runs its script from the start. Under linux a fork goes to
+// an idle CPU (find_idlest_cpu).
+func TestRTAppFork(t *testing.T) {
+	src := `{"tasks": {
+		"thread1": {"loop": 1, "phases": {"phase1": {"run": 10000, "sleep": 10000}}},
+		"thread2": {"instance": 0, "loop": 1, "phases": {"phase1": {"run": 20000, "sleep": 20000}}},
+		"thread3": {"loop": 1, "phases": {"phase1": {"fork": "thread1", "run": 10000, "sleep": 10000},
+			"phase2": {"fork": "thread2", "run": 20000, "sleep": 20000}}}}}`
+	for _, policy := range []string{"linux", "osv", "scx_simple"} {
+		r := runRTApp(t, src, "sched.policy="+policy)
+		for name, want := range map[string]int{"thread1": 2, "thread2": 1, "thread3": 1} {
+			k := rtTaskRes(t, r, name)
+			if k.Threads != want || k.Finished != want || k.Loops != int64(2*want) && name == "thread3" || name != "thread3" && k.Loops != int64(want) {
+				t.Errorf("%s: %s: %d threads, %d finished, %d passes; want %d threads, all finished", policy, name, k.Threads, k.Finished, k.Loops, want)
+			}
+		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 
 func (w *rtappWorkload) ckSave(c *ckWriter) {
 	c.n(len(w.thr))
+	c.n(w.forkRefused)
 	for i := range w.thr {
 		th := &w.thr[i]
+		c.n(th.task)
 		c.thr(th.t)
 		c.byte(byte(th.wait))
 		c.ref(th.res)
@@ -71,14 +73,17 @@ func (w *rtappWorkload) ckSave(c *ckWriter) {
 // ckLoad reads what ckSave wrote into rtappShell's w, checking every index
 // against the description and every queue against its threads' states.
 func (w *rtappWorkload) ckLoad(r *ckReader, s *Sim) {
-	n := 0
+	started := 0
 	for _, tk := range w.tasks {
-		n += tk.instance
+		started += tk.instance
 	}
-	if got := r.uv(); got != uint64(n) && r.err == nil {
-		r.failf("%d rt-app threads, where the description starts %d", got, n)
+	// Forks add threads after the ones every task starts with.
+	n := r.n(rtappMaxThreads + 1)
+	if n < started && r.err == nil {
+		r.failf("%d rt-app threads, where the description starts %d", n, started)
 		return
 	}
+	w.forkRefused = r.n(1 << 31)
 	nm := &w.names
 	w.thr = make([]rtThread, n)
 	ti := 0
@@ -87,8 +92,14 @@ func (w *rtappWorkload) ckLoad(r *ckReader, s *Sim) {
 			ti++
 		}
 		th := &w.thr[i]
-		th.task = ti
-		tk := &w.tasks[ti]
+		th.task = r.n(len(w.tasks))
+		if i < started && th.task != ti && r.err == nil {
+			r.failf("rt-app thread %d is of task %d, where the description starts it for task %d", i, th.task, ti)
+		}
+		if th.task < 0 || th.task >= len(w.tasks) {
+			return // intIn failed the read
+		}
+		tk := &w.tasks[th.task]
 		th.t = r.mustThr()
 		if th.wait = rtWait(r.byte()); th.wait >= numRTWaits && r.err == nil {
 			r.failf("rt-app thread %d is in state %d, of %d", i, th.wait, numRTWaits)

@@ -30,13 +30,21 @@ func rtappShell(s *Sim) *rtappWorkload {
 	}
 	nm := &w.names
 	first := 0
+	taskIndex := map[string]int{}
+	for i, t := range d.Tasks {
+		taskIndex[t.Name] = i
+	}
 	for _, t := range d.Tasks {
 		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
 			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority, policy: otherIfEmpty(t.Sched.Policy), sliceNs: t.Sched.DLRuntime * 1000,
 			dlDeadlineNs: t.Sched.DLDeadline * 1000, dlPeriodNs: t.Sched.DLPeriod * 1000}
 		first += t.Instance
 		for _, ph := range t.Phases {
-			p := rtPhase{loop: ph.Loop}
+			cpus := ph.CPUs
+			if cpus == nil {
+				cpus = t.CPUs // a phase without cpus runs on its task's
+			}
+			p := rtPhase{loop: ph.Loop, pin: pinnedCPU(cpus, s.sc.Machine.VCPUs)}
 			for _, e := range ph.Events {
 				ev := rtEvent{kind: e.Kind, ns: e.Duration * 1000, res: -1, mutex: -1}
 				switch e.Kind {
@@ -56,6 +64,8 @@ func rtappShell(s *Sim) *rtappWorkload {
 					ev.res = index("barrier", &nm.barriers, e.Ref)
 				case rtapp.SemPost, rtapp.SemWait:
 					ev.res = index("sem", &nm.sems, e.Ref)
+				case rtapp.Fork:
+					ev.res = taskIndex[e.Ref] // the decoder checked it names a task
 				case rtapp.Timer:
 					ev.unique, ev.relative = e.Unique, e.Mode != rtapp.Absolute
 					if e.Unique {

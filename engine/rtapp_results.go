@@ -138,8 +138,12 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 	var r RTAppResults
 	for i := range w.tasks {
 		tk, st := &w.tasks[i], &w.stats[i]
-		tr := RTAppTaskResults{Name: tk.name, Threads: tk.instance, Loops: st.loops, TimedLoops: st.timed, Overruns: st.overruns}
-		for j := tk.first; j < tk.first+tk.instance; j++ {
+		tr := RTAppTaskResults{Name: tk.name, Loops: st.loops, TimedLoops: st.timed, Overruns: st.overruns}
+		for j := range w.thr {
+			if w.thr[j].task != i {
+				continue // forked threads come after every task's first ones
+			}
+			tr.Threads++
 			if w.thr[j].wait == rtDone {
 				tr.Finished++
 			}
@@ -201,6 +205,9 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 			note += " (duration_ms)"
 		}
 		r.Notes = append(r.Notes, note)
+	}
+	if w.forkRefused > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("fork: %d forks started no thread: the run had the engine's limit of %d threads", w.forkRefused, rtappMaxThreads))
 	}
 	return r
 }

@@ -55,3 +55,71 @@ func (w *rtappWorkload) runtimeDeadline(s *Sim, th *rtThread) {
 		s.runStep(c, 0)
 	}
 }
+
+// moves is set_thread_affinity at the start of th's pass: a phase whose
+// affinity (pin, or -1 for every CPU) leaves out the CPU th runs on takes it
+// off that CPU (__set_cpus_allowed_ptr: the stopper, migration_cpu_stop,
+// moves a running task), to be queued on the CPU it is pinned to at once
+// (arrive); one that keeps the CPU only changes the mask. It reports
+// whether th left its CPU.
+func (w *rtappWorkload) moves(s *Sim, th *rtThread, pin int) bool {
+	t := th.t
+	switch {
+	case pin < 0:
+		t.pinned = false
+		return false
+	case t.cpu == pin:
+		t.pinned = true
+		return false
+	}
+	w.setWait(th, rtMove)
+	th.wakeAt = s.now
+	s.at(s.now, evRTApp, 0, t.local, 0)
+	return true
+}
+
+// arrive queues th, moved off its CPU by its phase's affinity, on the CPU the
+// affinity pins it to.
+func (w *rtappWorkload) arrive(s *Sim, th *rtThread) {
+	t := th.t
+	pin := w.tasks[th.task].phases[th.phase].pin
+	if t.fair.delayed {
+		s.finishDelayed(s.cpus[t.cpu], t) // a migration dequeues for good
+	}
+	s.migrateCount(t, t.cpu, pin)
+	t.cpu, t.pinned = pin, true
+	s.wake(t, -1, false)
+}
+
+// fork is rt-app's fork event: th starts a thread of task ti, which runs its
+// script from the start (its delay first). It is placed as wake_up_new_task
+// places a new task: under linux on the idlest CPU (forkCPU), elsewhere on
+// the forking thread's CPU, where OSv's thread::start and a sched_ext
+// policy's select_cpu (SCX_WAKE_FORK) take it from. The clone's own CPU
+// time is not modelled. Past the engine's limit on threads a fork starts
+// nothing, and the results say how many did not start.
+func (w *rtappWorkload) fork(s *Sim, th *rtThread, ti int) {
+	if len(w.thr) >= rtappMaxThreads {
+		w.forkRefused++
+		return
+	}
+	tk := &w.tasks[ti]
+	home := th.t.cpu
+	var at int64
+	if tk.delayNs > 0 {
+		at = s.now + tk.delayNs
+	}
+	i := w.addThread(s, ti, home, at)
+	nt := w.thr[i].t
+	switch {
+	case tk.loop == 0:
+		w.finish(s, &w.thr[i])
+	case at > 0:
+		s.at(at+s.timerSlackNs(nt), evRTApp, 0, i, 0)
+	case s.fair && !nt.pinned && nt.class == classFair:
+		nt.wokenAtNs = s.now
+		s.deliverWake(nt, th.t.cpu, s.forkPlacement(nt, th.t.cpu))
+	default:
+		s.wake(nt, th.t.cpu, false)
+	}
+}

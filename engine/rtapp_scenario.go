@@ -98,9 +98,6 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 			if err := rtappCPUs(ph.CPUs, vcpus); err != "" {
 				return nil, at(pp+".cpus", ph.Pos, "%s", err)
 			}
-			if ph.CPUs != nil && !sameAffinity(ph.CPUs, t.CPUs, vcpus) {
-				return nil, at(pp+".cpus", ph.Pos, "changes the affinity mid-run (%v, the task has %v): the engine does not move a thread between pinned and unpinned", ph.CPUs, cpusOrAll(t.CPUs))
-			}
 			if ph.Sched != nil {
 				s := *ph.Sched
 				if s.Policy == "" {
@@ -160,15 +157,6 @@ func pinnedCPU(cpus []int, vcpus int) int {
 		return -1
 	}
 	return cpus[0]
-}
-
-func sameAffinity(a, b []int, vcpus int) bool { return pinnedCPU(a, vcpus) == pinnedCPU(b, vcpus) }
-
-func cpusOrAll(cpus []int) string {
-	if cpus == nil {
-		return "all CPUs"
-	}
-	return fmt.Sprint(cpus)
 }
 
 // otherIfEmpty reads an unset policy as SCHED_OTHER.

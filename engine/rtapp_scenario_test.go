@@ -35,8 +35,6 @@ func TestRTAppScenarioChecks(t *testing.T) {
 			`workload.rtapp: tasks.t.cpus: line 1 col 12: [0 1] is neither one CPU (pinned) nor all 4: the engine pins a thread to one CPU or to none`},
 		{"a CPU the machine lacks", `{"tasks": {"t": {"cpus": [4], "run": 1000}}}`, nil,
 			`workload.rtapp: tasks.t.cpus: line 1 col 12: CPU 4: the machine has 4 vCPUs (0..3)`},
-		{"phase changes affinity", `{"tasks": {"t": {"cpus": [1], "phases": {"p": {"cpus": [2], "run": 10}}}}}`, nil,
-			`workload.rtapp: tasks.t.phases.p.cpus: line 1 col 42: changes the affinity mid-run ([2], the task has [1]): the engine does not move a thread between pinned and unpinned`},
 		{"SCHED_FIFO", `{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 1000}}}`, nil,
 			`workload.rtapp: tasks.t: line 1 col 12: SCHED_FIFO is refused under sched.policy=osv: OSv's real-time priorities (thread::set_realtime_priority in core/sched.cc) are not modelled`},
 		{"default policy SCHED_RR", `{"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"run": 1000}}}`, nil,

@@ -315,7 +315,7 @@ func (w *rtappWorkload) waitText(th *rtThread) string {
 	return th.wait.String()
 }
 
-var rtWaitNames = [...]string{"start", "running", "run", "runtime", "yield", "spin", "log write", "sleep", "timer", "woken",
+var rtWaitNames = [...]string{"start", "running", "run", "runtime", "yield", "spin", "log write", "sleep", "timer", "moving", "woken",
 	"lock", "wait", "barrier", "suspend", "sem_wait", "done"}
 
 func (w rtWait) String() string {

@@ -83,6 +83,7 @@ const (
 	rtLogWrite               // its log's stdio buffer is being written (rtappLogWriteNs)
 	rtSleep                  // asleep until wakeAt
 	rtTimer                  // asleep until its timer's expiry, wakeAt
+	rtMove                   // off its CPU for the one its phase's affinity names, queued there at wakeAt
 	rtGranted                // woken by another thread: tries its event's step again when it runs
 	rtLock                   // blocked on mutex res
 	rtCond                   // blocked on condition variable res (its mutex released)
@@ -114,6 +115,9 @@ type rtEvent struct {
 type rtPhase struct {
 	loop   int
 	events []rtEvent
+	// pin is the CPU its affinity pins the thread to, or -1 for every CPU:
+	// the phase's cpus, else its task's (set_thread_affinity).
+	pin int
 }
 
 // rtTask is a task of the description, compiled.
@@ -186,6 +190,9 @@ type rtappWorkload struct {
 	// timers are the shared timers, by index.
 	timers   []rtTimerState
 	finished int
+	// forkRefused counts forks past the engine's limit on threads, which
+	// started nothing (rtapp_runtime.go).
+	forkRefused int
 	// stats, by task.
 	stats []rtStats
 	// deadlocked: every thread not done waited for another, from
@@ -219,29 +226,8 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 	w := rtappShell(s)
 	n := len(s.cpus)
 	for ti := range w.tasks {
-		tk := &w.tasks[ti]
-		for range tk.instance {
-			i := len(w.thr)
-			home, pinned := i%n, false
-			if tk.pin >= 0 {
-				home, pinned = tk.pin, true
-			}
-			t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
-			t.local = i
-			switch {
-			case tk.policy == rtapp.SchedDeadline:
-				s.setDLPolicy(t, tk.sliceNs, tk.dlDeadlineNs, tk.dlPeriodNs)
-			case tk.policy.RealTime():
-				s.setRTPolicy(t, tk.policy, tk.nice)
-			default:
-				t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
-			}
-			th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: tk.delayNs,
-				timers: make([]rtTimerState, len(w.names.unique))}
-			if w.logsToFile {
-				th.logBytes = rtappLogStart(string(tk.policy), tk.nice)
-			}
-			w.thr = append(w.thr, th)
+		for range w.tasks[ti].instance {
+			w.addThread(s, ti, len(w.thr)%n, w.tasks[ti].delayNs)
 		}
 	}
 	w.sync.init(w)
@@ -262,6 +248,34 @@ func newRTAppWorkload(s *Sim) *rtappWorkload {
 	return w
 }
 
+// addThread starts a thread of task ti homed on CPU home unless its first
+// phase pins it, starting at wakeAt (0: now); it returns its index.
+func (w *rtappWorkload) addThread(s *Sim, ti, home int, wakeAt int64) int {
+	tk := &w.tasks[ti]
+	i := len(w.thr)
+	pinned := false
+	if pin := tk.phases[0].pin; pin >= 0 {
+		home, pinned = pin, true
+	}
+	t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
+	t.local = i
+	switch {
+	case tk.policy == rtapp.SchedDeadline:
+		s.setDLPolicy(t, tk.sliceNs, tk.dlDeadlineNs, tk.dlPeriodNs)
+	case tk.policy.RealTime():
+		s.setRTPolicy(t, tk.policy, tk.nice)
+	default:
+		t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
+	}
+	th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: wakeAt,
+		timers: make([]rtTimerState, len(w.names.unique))}
+	if w.logsToFile {
+		th.logBytes = rtappLogStart(string(tk.policy), tk.nice)
+	}
+	w.thr = append(w.thr, th)
+	return i
+}
+
 func (w *rtappWorkload) event(s *Sim, e event) {
 	if e.kind != evRTApp || int(e.arg) >= len(w.thr) {
 		return
@@ -269,6 +283,10 @@ func (w *rtappWorkload) event(s *Sim, e event) {
 	th := &w.thr[e.arg]
 	if th.wait == rtRuntime && th.wakeAt == s.now {
 		w.runtimeDeadline(s, th)
+		return
+	}
+	if th.wait == rtMove && th.wakeAt == s.now {
+		w.arrive(s, th)
 		return
 	}
 	if (th.wait == rtStart || th.wait == rtSleep || th.wait == rtTimer) && th.wakeAt+s.timerSlackNs(th.t) == s.now {
@@ -299,6 +317,8 @@ func (w *rtappWorkload) next(s *Sim, t *thread) (int64, bool) {
 		th.ev++
 	case rtSleep:
 		th.ev++
+	case rtMove:
+		// On the CPU its affinity names: the pass begins.
 	case rtGranted:
 		// Woken from a sleep on a synchronisation object: exec runs the
 		// event's step again.
@@ -320,6 +340,9 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 	for {
 		tk := &w.tasks[th.task]
 		ph := &tk.phases[th.phase]
+		if th.ev == 0 && w.moves(s, th, ph.pin) {
+			return 0, true
+		}
 		if th.ev == len(ph.events) {
 			if w.endPass(s, th) {
 				return 0, true
@@ -361,6 +384,10 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 		case rtapp.Yield:
 			w.setWait(th, rtYield)
 			return 0, false
+		case rtapp.Fork:
+			i := th.t.local
+			w.fork(s, th, e.res)
+			th = &w.thr[i] // the threads' table may have moved
 		default:
 			if w.syncEvent(s, th, e) {
 				return 0, true

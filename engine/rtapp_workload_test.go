@@ -351,50 +351,58 @@ func TestRTAppDeadlock(t *testing.T) {
 // results, and a run resumed from a checkpoint gives byte-identical results
 // to one that was not interrupted, under every policy.
 func TestRTAppDeterministicAndResumable(t *testing.T) {
-	src := readRTAppTestdata(t, "mix.json")
 	policies, _ := LookupKnob("sched.policy")
-	for _, p := range policies.Choices {
-		t.Run(p, func(t *testing.T) {
-			sc, err := rtappScenario(src).WithKnobs("sched.policy="+p, "duration_ms=300")
-			if err != nil {
-				t.Fatal(err)
-			}
-			enc := func(r Results) []byte {
-				t.Helper()
-				b, err := json.Marshal(r, json.Deterministic(true))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return b
-			}
-			a, err := Run(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := Run(sc)
-			if !bytes.Equal(enc(a), enc(b)) {
-				t.Fatal("two runs of one scenario differ")
-			}
-			if a.RTApp.Tasks[0].Loops == 0 {
-				t.Fatalf("nothing ran: %+v", a.RTApp)
-			}
-			for _, at := range []int64{1e6, 77_777_777, 150e6} {
-				s, _ := NewSim(sc)
-				s.SetVisual(false)
-				s.RunUntil(at)
-				ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := Resume(sc, ck)
-				if err != nil {
-					t.Fatalf("resume at %d ns: %v", at, err)
-				}
-				r.SetVisual(false)
-				if got := r.Run(); !bytes.Equal(enc(got), enc(a)) {
-					t.Errorf("resumed at %d ns: results differ from the uninterrupted run", at)
-				}
-			}
-		})
+	for _, file := range []string{"mix.json", "fork.json"} {
+		src := readRTAppTestdata(t, file)
+		for _, p := range policies.Choices {
+			testRTAppResumable(t, file+"/"+p, src, p)
+		}
 	}
+}
+
+// testRTAppResumable runs src under policy p twice and from checkpoints.
+func testRTAppResumable(t *testing.T, name, src, p string) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		sc, err := rtappScenario(src).WithKnobs("sched.policy="+p, "duration_ms=300")
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := func(r Results) []byte {
+			t.Helper()
+			b, err := json.Marshal(r, json.Deterministic(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		a, err := Run(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := Run(sc)
+		if !bytes.Equal(enc(a), enc(b)) {
+			t.Fatal("two runs of one scenario differ")
+		}
+		if a.RTApp.Tasks[0].Loops == 0 {
+			t.Fatalf("nothing ran: %+v", a.RTApp)
+		}
+		for _, at := range []int64{1e6, 77_777_777, 150e6} {
+			s, _ := NewSim(sc)
+			s.SetVisual(false)
+			s.RunUntil(at)
+			ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Resume(sc, ck)
+			if err != nil {
+				t.Fatalf("resume at %d ns: %v", at, err)
+			}
+			r.SetVisual(false)
+			if got := r.Run(); !bytes.Equal(enc(got), enc(a)) {
+				t.Errorf("resumed at %d ns: results differ from the uninterrupted run", at)
+			}
+		}
+	})
 }

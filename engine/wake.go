@@ -43,7 +43,12 @@ func (s *Sim) wake(t *thread, from int, sync bool) {
 		return // already runnable: the wake is absorbed
 	}
 	t.wokenAtNs = s.now
-	p := s.pol.placeWake(s, t, from, sync)
+	s.deliverWake(t, from, s.pol.placeWake(s, t, from, sync))
+}
+
+// deliverWake queues t, being woken by CPU from (-1: from outside), where p
+// places it.
+func (s *Sim) deliverWake(t *thread, from int, p placement) {
 	if p.shared {
 		s.decide(DecWakePlace, max(from, 0), -1, t.id, p.reason, 0)
 		s.vis.add(VisEvent{AtNs: s.now, Kind: VisWake, CPU: -1, Other: int32(from), Thread: int32(t.id)})

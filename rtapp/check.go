@@ -14,6 +14,10 @@ func check(d *Description) error {
 	}
 	// Visit every event with its path.
 	var all []where
+	tasks := map[string]bool{}
+	for _, t := range d.Tasks {
+		tasks[t.Name] = true
+	}
 	phasePaths := map[*Phase]string{}
 	for _, t := range d.Tasks {
 		for _, ph := range t.Phases {
@@ -23,7 +27,11 @@ func check(d *Description) error {
 			}
 			phasePaths[ph] = pp
 			for i := range ph.Events {
-				all = append(all, where{join(pp, ph.Events[i].Key), &ph.Events[i]})
+				e := &ph.Events[i]
+				all = append(all, where{join(pp, e.Key), e})
+				if e.Kind == Fork && !tasks[e.Ref] {
+					return errorAt(e.Pos, join(pp, e.Key), "forks %q, which is not a task of this file", e.Ref)
+				}
 			}
 		}
 	}

@@ -117,7 +117,9 @@ func decodeEvent(path string, m member, kind Kind, taskName string) (Event, erro
 		}
 	case Yield:
 		// rt-app ignores the value.
-	default: // mem, memrun, iorun, fork
+	case Fork:
+		ev.Ref, err = str(v, path, "the name of the task to start a thread of")
+	default: // mem, memrun, iorun
 		k, _ := keyInfo(string(kind), "event")
 		return ev, errorAt(m.pos, path, "refused: %s", k.Why)
 	}

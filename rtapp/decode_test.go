@@ -196,7 +196,7 @@ func TestKeyStatus(t *testing.T) {
 		if !ok {
 			t.Errorf("event %s has no KeyStatus row", e)
 		}
-		refused := e == "mem" || e == "memrun" || e == "iorun" || e == "fork"
+		refused := e == "mem" || e == "memrun" || e == "iorun"
 		if refused != (k.Status == Refused) {
 			t.Errorf("event %s status %s", e, k.Status)
 		}

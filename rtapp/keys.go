@@ -100,7 +100,7 @@ var KeyStatus = []KeyInfo{
 	{"mem", "event", Refused, "memory writes: their duration depends on memory bandwidth, which is not modelled"},
 	{"memrun", "event", Refused, "memory access loops: their duration depends on caches and memory, which are not modelled"},
 	{"iorun", "event", Refused, "writes to a device: IO is not modelled"},
-	{"fork", "event", Refused, "threads created mid-run are not modelled"},
+	{"fork", "event", Modelled, "starts a thread of the named task (its own instance, running the task's script from its start), placed as wake_up_new_task places a new task"},
 }
 
 // KeyTable formats KeyStatus as an aligned text table (padded by hand:

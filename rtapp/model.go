@@ -190,6 +190,7 @@ const (
 	Suspend Kind = "suspend"  // wait until a resume names Ref
 	Resume  Kind = "resume"   // wake every thread suspended on Ref
 	Yield   Kind = "yield"    // sched_yield
+	Fork    Kind = "fork"     // start a thread of task Ref (pthread_create), which runs its script from the start
 	SemPost Kind = "sem_post" // post semaphore Ref (initial count 0)
 	SemWait Kind = "sem_wait" // wait on semaphore Ref
 )

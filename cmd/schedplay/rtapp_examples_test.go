@@ -42,8 +42,6 @@ func rtappExamplesDir(t *testing.T) string {
 // issue turns on for it.
 var rtappRefusals = map[string]struct{ msg, mechanism string }{
 	"tutorial/example6.json":  {"refused: memory writes", "memory"},
-	"tutorial/example8.json":  {"changes the affinity mid-run", "affinity changes mid-run"},
-	"tutorial/example9.json":  {"refused: threads created mid-run", "fork"},
 	"tutorial/example10.json": {"refused: cgroup CPU shares (taskgroups)", "task groups"},
 	"tutorial/example11.json": {"refused: cgroup CPU shares (taskgroups)", "task groups"},
 }
