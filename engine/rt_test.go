@@ -155,3 +155,20 @@ func TestRTAppFork(t *testing.T) {
 		}
 	}
 }
+
+// TestTimerSlackByClass: a SCHED_OTHER task's timer fires its timer slack
+// late (rt-app's wu_lat counts from the expiry it asked for), a SCHED_FIFO
+// task's does not, and OSv has none.
+func TestTimerSlackByClass(t *testing.T) {
+	for _, tc := range []struct {
+		policy, class string
+		slackUs       float64
+	}{{"linux", `"policy": "SCHED_OTHER"`, 50}, {"linux", `"policy": "SCHED_FIFO", "priority": 10`, 0}, {"osv", `"policy": "SCHED_OTHER"`, 0}} {
+		r := runRTApp(t, `{"tasks": {"t": {`+tc.class+`, "cpus": [1], "loop": -1, "run": 100, "timer": {"ref": "unique", "period": 1000}}}}`,
+			"sched.policy="+tc.policy, "machine.platform=native", "duration_ms=200")
+		lat := rtTaskRes(t, r, "t").WuLatMeanUs
+		if lat < tc.slackUs || lat > tc.slackUs+20 {
+			t.Errorf("%s %s: wake-up latency %.1f µs, want the slack's %.0f µs and a few more", tc.policy, tc.class, lat, tc.slackUs)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func (s *Sim) tick(c *cpu) {
 // has no timer slack. An earlier expiry, when another interrupt on that CPU
 // runs the hrtimer queue inside the range, is not modelled.
 func (s *Sim) timerSlackNs(t *thread) int64 {
-	if s.sc.Sched.Policy == "osv" {
+	if s.sc.Sched.Policy == "osv" || t.class != classFair {
 		return 0
 	}
 	return s.sc.Sched.TimerSlackUs * 1000
