@@ -24,7 +24,14 @@ type ckWriter struct {
 	tab  []string
 }
 
-func (w *ckWriter) uv(v uint64)   { w.b = binary.AppendUvarint(w.b, v) }
+// uv and iv are not inlined: the checkpoint's writers call them hundreds of
+// times, once a save, and each inlined copy of a varint append is code the
+// workers' wasm carries (the policy worker's size budget, e2e TestBundleBudget).
+//
+//go:noinline
+func (w *ckWriter) uv(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+
+//go:noinline
 func (w *ckWriter) iv(v int64)    { w.b = binary.AppendVarint(w.b, v) }
 func (w *ckWriter) n(v int)       { w.uv(uint64(v)) }
 func (w *ckWriter) ref(v int)     { w.uv(uint64(v + 1)) } // -1 (none) and up

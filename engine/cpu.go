@@ -134,7 +134,11 @@ func (c *cpu) load() int {
 	return len(c.rq)
 }
 
-// newThread creates a thread homed on cpu (blocked until woken).
+// newThread creates a thread homed on cpu (blocked until woken). It is not
+// inlined: a thread's state is large, and the workloads create threads in
+// many places, rarely.
+//
+//go:noinline
 func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *thread {
 	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1, local: -1,
 		state: ThreadBlocked, wokenAtNs: -1, requeuedAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID,

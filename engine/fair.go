@@ -481,3 +481,19 @@ func NiceOfWeight(w int64) int {
 	}
 	return best
 }
+
+// reweightCurr is reweight_entity for c's running fair task t taking a new
+// policy and nice: its lag and deadline, relative to its vruntime, are
+// scaled by old weight / new weight (vlag holds V - v, so w·vlag stays the
+// lag), then it is placed again against V.
+func (s *Sim) reweightCurr(c *cpu, t *thread, pol rtapp.Policy, nice int, sliceNs int64) {
+	f := &t.fair
+	old := f.weight
+	s.saveLag(c, t)
+	f.deadline -= f.vruntime
+	f.setPolicy(pol, nice, sliceNs)
+	f.vlag = f.vlag * old / f.weight
+	f.deadline = f.deadline * old / f.weight
+	f.place = placeMigrate
+	s.placeEntity(c, t)
+}

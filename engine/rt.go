@@ -280,3 +280,50 @@ func (s *Sim) reschedRemote(c *cpu, from int, t *thread, reason string) {
 	s.decide(DecIPISent, max(from, 0), c.id, t.id, reason, int64(c.load()))
 	s.sendIPI(from, c, IPIWakeup, t.id)
 }
+
+// policyNow is t's policy as rt-app names it, and its priority (a nice, or
+// an RT priority).
+func (t *thread) policyNow() (rtapp.Policy, int) {
+	switch {
+	case t.class == classRT && t.rt.rr:
+		return rtapp.SchedRR, t.rt.prio
+	case t.class == classRT:
+		return rtapp.SchedFIFO, t.rt.prio
+	case t.class == classDL:
+		return rtapp.SchedDeadline, 0
+	case t.fair.idle:
+		return rtapp.SchedIdle, 0
+	case t.fair.batch:
+		return rtapp.SchedBatch, NiceOfWeight(t.fair.weight)
+	}
+	return rtapp.SchedOther, NiceOfWeight(t.fair.weight)
+}
+
+func prioNow(t *thread) int { _, p := t.policyNow(); return p }
+
+// setSchedRunning is __sched_setscheduler for c's running task t: a fair
+// task's new weight is reweight_entity's (its lag and relative deadline
+// scaled to the new weight, then placed again); a change of class leaves
+// one class and enters the other (switched_from, switched_to: a task new to
+// the fair class is placed at V); an RT task's new priority takes its place
+// in the order. The CPU then picks again (check_class_changed).
+func (s *Sim) setSchedRunning(c *cpu, t *thread, pol rtapp.Policy, prio int, sliceNs int64) {
+	s.chargeRuntime(c)
+	switch {
+	case pol.RealTime():
+		if t.class != classRT {
+			s.setRTPolicy(t, pol, prio)
+			s.startRTPeriod()
+		}
+		t.rt.prio, t.rt.rr = prio, pol == rtapp.SchedRR
+	case t.class == classRT:
+		t.class = classFair
+		s.nrRT--
+		t.fair.setPolicy(pol, prio, sliceNs)
+		t.fair.vlag, t.fair.place = 0, placeWake
+		s.placeEntity(c, t)
+	default:
+		s.reweightCurr(c, t, pol, prio, sliceNs)
+	}
+	c.cfs.resched = true
+}

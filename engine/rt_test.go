@@ -172,3 +172,26 @@ func TestTimerSlackByClass(t *testing.T) {
 		}
 	}
 }
+
+// TestRTAppPhaseChangesPolicy: a task that shares its CPU with a fair task
+// for 500 passes, then becomes SCHED_FIFO in its next phase, takes the CPU
+// from then on (the fair task keeps only RT throttling's windows); one that
+// instead drops to nice 19 leaves the fair task 1024:15 of it.
+func TestRTAppPhaseChangesPolicy(t *testing.T) {
+	run := func(second string) (a, b float64) {
+		r := runRTApp(t, `{"tasks": {
+			"a": {"cpus": [0], "loop": -1, "phases": {"p1": {"loop": 500, "run": 1000}, "p2": {`+second+`, "loop": 100000, "run": 1000}}},
+			"b": {"cpus": [0], "loop": -1, "run": 1000}}}`, "sched.policy=linux", "duration_ms=3000")
+		return passes(t, r, "a"), passes(t, r, "b")
+	}
+	// The first second: 500 passes each. Then 2 s of FIFO, throttled 5%.
+	a, b := run(`"policy": "SCHED_FIFO", "priority": 10`)
+	if wantB := 500 + 2000*0.05; math.Abs(b/wantB-1) > 0.15 || a < 2300 {
+		t.Errorf("FIFO after 500 passes: a %.0f, b %.0f passes; want a above 2300 and b about %.0f", a, b, wantB)
+	}
+	// Then 2 s at nice 19 against nice 0: b takes 1024/1039 of it.
+	a, b = run(`"priority": 19`)
+	if wantB := 500 + 2000*1024.0/1039; math.Abs(b/wantB-1) > 0.03 {
+		t.Errorf("nice 19 after 500 passes: a %.0f, b %.0f passes; want b about %.0f", a, b, wantB)
+	}
+}

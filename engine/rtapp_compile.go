@@ -44,7 +44,7 @@ func rtappShell(s *Sim) *rtappWorkload {
 			if cpus == nil {
 				cpus = t.CPUs // a phase without cpus runs on its task's
 			}
-			p := rtPhase{loop: ph.Loop, pin: pinnedCPU(cpus, s.sc.Machine.VCPUs)}
+			p := rtPhase{loop: ph.Loop, pin: pinnedCPU(cpus, s.sc.Machine.VCPUs), sched: ph.Sched}
 			for _, e := range ph.Events {
 				ev := rtEvent{kind: e.Kind, ns: e.Duration * 1000, res: -1, mutex: -1}
 				switch e.Kind {

@@ -1,5 +1,11 @@
 package engine
 
+import (
+	"cmp"
+
+	"schedplay/rtapp"
+)
+
 // rt-app's runtime event (rtapp_runtime in run_event, src/rt-app.c) does
 // work in chunks of 32 µs (loadwait(32)) and reads the clock after each,
 // until its duration of wall time has passed since it began: at least one
@@ -122,4 +128,31 @@ func (w *rtappWorkload) fork(s *Sim, th *rtThread, ti int) {
 	default:
 		s.wake(nt, th.t.cpu, false)
 	}
+}
+
+// setSched is set_thread_param when a phase that sets a policy or priority
+// begins a pass (th runs): sched_setattr on the running task, under the
+// linux policy (rtappSched refuses it elsewhere). A policy left out keeps the
+// thread's; a priority left out is the new policy's default when the class
+// changes, else unchanged. Nothing happens when nothing changes.
+func (w *rtappWorkload) setSched(s *Sim, th *rtThread, ps *rtapp.Sched) {
+	t := th.t
+	if !s.fair || s.cpus[t.cpu].cur != t {
+		return
+	}
+	cur, prio := t.policyNow()
+	pol := cmp.Or(ps.Policy, cur)
+	switch {
+	case ps.PrioritySet:
+		prio = ps.Priority
+	case pol.RealTime() != cur.RealTime():
+		prio = 0 // DEFAULT_THREAD_NICE
+		if pol.RealTime() {
+			prio = 10 // DEFAULT_THREAD_PRIORITY
+		}
+	}
+	if pol == cur && prio == prioNow(t) {
+		return
+	}
+	s.setSchedRunning(s.cpus[t.cpu], t, pol, prio, w.tasks[th.task].sliceNs)
 }

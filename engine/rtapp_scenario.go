@@ -106,14 +106,19 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 				if s.Priority == 0 && !ph.Sched.PrioritySet {
 					s.Priority = t.Sched.Priority // the task's nice carries on
 				}
-				if err := rtappSched(s, policy, s.Priority == t.Sched.Priority); err != "" {
+				// Under linux a phase may change a task's nice, RT
+				// priority and policy (the classes model it, setSched);
+				// not a deadline reservation, which admission control
+				// takes once, at the start.
+				midRun := policy == "linux" && s.Policy != rtapp.SchedDeadline && t.Sched.Policy != rtapp.SchedDeadline
+				if err := rtappSched(s, policy, midRun || s.Priority == t.Sched.Priority); err != "" {
 					return nil, at(pp, ph.Pos, "%s", err)
 				}
 				if ph.Sched.DLRuntime != 0 && (s.DLRuntime != t.Sched.DLRuntime || s.DLPeriod != t.Sched.DLPeriod || s.DLDeadline != t.Sched.DLDeadline) {
 					return nil, at(pp, ph.Pos, "changes dl-runtime, dl-period or dl-deadline mid-run: a task's slice or reservation is set once, at its start")
 				}
-				if otherIfEmpty(s.Policy) != otherIfEmpty(t.Sched.Policy) {
-					return nil, at(pp, ph.Pos, "changes the policy mid-run (%s, the task has %s): a task's policy is set once, at its start", otherIfEmpty(s.Policy), otherIfEmpty(t.Sched.Policy))
+				if !midRun && otherIfEmpty(s.Policy) != otherIfEmpty(t.Sched.Policy) {
+					return nil, at(pp, ph.Pos, "changes the policy mid-run (%s, the task has %s): under sched.policy=%s a task's policy is set once, at its start (sched.policy=linux models changes, but not to or from SCHED_DEADLINE)", otherIfEmpty(s.Policy), otherIfEmpty(t.Sched.Policy), policy)
 				}
 			}
 		}

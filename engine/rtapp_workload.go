@@ -118,6 +118,9 @@ type rtPhase struct {
 	// pin is the CPU its affinity pins the thread to, or -1 for every CPU:
 	// the phase's cpus, else its task's (set_thread_affinity).
 	pin int
+	// sched is the policy and priority the phase sets when its pass begins
+	// (set_thread_param), nil when it sets none (the thread keeps its own).
+	sched *rtapp.Sched
 }
 
 // rtTask is a task of the description, compiled.
@@ -342,6 +345,9 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 		ph := &tk.phases[th.phase]
 		if th.ev == 0 && w.moves(s, th, ph.pin) {
 			return 0, true
+		}
+		if th.ev == 0 && ph.sched != nil {
+			w.setSched(s, th, ph.sched)
 		}
 		if th.ev == len(ph.events) {
 			if w.endPass(s, th) {

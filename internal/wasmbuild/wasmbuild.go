@@ -77,13 +77,17 @@ type target struct {
 // and are not inlined (11 KB, which keeps the policy's parts within their
 // budget now that the workers also save the engine's state: runner marks).
 //
-// Both workers are built with profile-guided optimisation: go build uses
+// The engine worker is built with profile-guided optimisation: go build uses
 // wasm/worker/default.pgo, a native CPU profile of the engine's benchmarks
 // (hackbench's comparison and the TPC-B fan-out; `task pgo` makes it again).
 // It inlines the hot calls of the engine's event loop and turns its hottest
 // interface calls into direct ones: under js/wasm, where every call spills
 // what is live to the Go stack in linear memory, that takes about 6% off
 // hackbench's comparison, for 21 KB of gzip. Inlining changes no result.
+// The policy worker is not (-pgo=off): there a policy's Starlark callbacks
+// take most of the time, and the 19 KB of brotli PGO adds would take the
+// policy's parts over their budget now that the engine has Linux's
+// scheduling classes.
 func targets() []target {
 	worker := []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
 		"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l",
@@ -91,7 +95,7 @@ func targets() []target {
 	return []target{
 		{"./wasm", WasmPath, GzipPath, "", []string{"-gcflags=all=-l", "-gcflags=runtime="}},
 		{"./wasm/worker", WorkerPath, WorkerGzipPath, "", worker},
-		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx", append(worker, "-gcflags=go.starlark.net/starlark=", "-gcflags=go.starlark.net/starlarkstruct=")},
+		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx", append(worker, "-gcflags=go.starlark.net/starlark=", "-gcflags=go.starlark.net/starlarkstruct=", "-pgo=off")},
 	}
 }
 
