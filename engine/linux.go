@@ -16,11 +16,14 @@ package engine
 // Balancing is newidle balancing (a CPU about to go idle pulls the tail of the
 // busiest runqueue, with no IPI).
 //
+// The real-time and deadline classes, and the class order, are rt.go,
+// rtpush.go and dl.go.
+//
 // Simplified away: the periodic and NOHZ idle balancers, SMT and cache
-// domains, wake_affine_weight, task groups, and the other classes.
+// domains, wake_affine_weight, task groups.
 
-// linuxPolicy is the fair class; its state is the CPUs' cfs and the threads'
-// fair entities.
+// linuxPolicy is Linux's classes; their state is the CPUs' queues (cfs, RT
+// throttling) and the threads' entities (fair, rt, dl).
 type linuxPolicy struct{}
 
 func newLinuxPolicy(s *Sim) *linuxPolicy { return &linuxPolicy{} }
@@ -152,7 +155,14 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	if busiest == nil {
 		return false
 	}
-	t := busiest.rqTailMigratable()
+	// newidle_balance is the fair class's: the last fair task that may move
+	// (RT and deadline tasks move by their own push and pull).
+	var t *thread
+	for i := len(busiest.rq) - 1; i >= 0 && t == nil; i-- {
+		if x := busiest.rq[i]; !x.pinned && x.class == classFair {
+			t = x
+		}
+	}
 	if t == nil {
 		return false
 	}
