@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 
 	"schedplay/rtapp"
 )
@@ -155,4 +156,32 @@ func (w *rtappWorkload) setSched(s *Sim, th *rtThread, ps *rtapp.Sched) {
 		return
 	}
 	s.setSchedRunning(s.cpus[t.cpu], t, pol, prio, w.tasks[th.task].sliceNs)
+}
+
+// addThread starts a thread of task ti homed on CPU home unless its first
+// phase pins it, starting at wakeAt (0: now); it returns its index.
+func (w *rtappWorkload) addThread(s *Sim, ti, home int, wakeAt int64) int {
+	tk := &w.tasks[ti]
+	i := len(w.thr)
+	pinned := false
+	if pin := tk.phases[0].pin; pin >= 0 {
+		home, pinned = pin, true
+	}
+	t := s.newThread(fmt.Sprintf("%s-%d", tk.name, i), RoleWorker, home, pinned)
+	t.local = i
+	switch {
+	case tk.policy == rtapp.SchedDeadline:
+		s.setDLPolicy(t, tk.sliceNs, tk.dlDeadlineNs, tk.dlPeriodNs)
+	case tk.policy.RealTime():
+		s.setRTPolicy(t, tk.policy, tk.nice)
+	default:
+		t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
+	}
+	th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: wakeAt,
+		timers: make([]rtTimerState, len(w.names.unique))}
+	if w.logsToFile {
+		th.logBytes = rtappLogStart(string(tk.policy), tk.nice)
+	}
+	w.thr = append(w.thr, th)
+	return i
 }

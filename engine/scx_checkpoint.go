@@ -85,8 +85,10 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 		return
 	}
 	if k.exitNs >= 0 {
+		// The fair class's state was saved with the threads and CPUs.
 		k.fair = newLinuxPolicy(s)
 		s.fifo = false
+		s.fair = true
 		return
 	}
 	// Every queued task's recorded DSQ is the one that holds it.

@@ -241,6 +241,7 @@ func (k *ScxKernel) eject(reason string) {
 	k.exitNs, k.exit = s.now, reason
 	k.fair = newLinuxPolicy(s)
 	s.fifo = false
+	s.enableFair()
 	s.decide(DecPolicyExit, max(k.thisCPU, 0), -1, -1, "policy ejected: "+reason, 0)
 	for _, t := range k.shared() {
 		if t != k.waking && t.state == ThreadQueued {
@@ -251,15 +252,6 @@ func (k *ScxKernel) eject(reason string) {
 	k.global.q = nil
 	k.dsqs = nil
 	for _, c := range s.cpus {
-		slices.SortStableFunc(c.rq, func(a, b *thread) int {
-			switch {
-			case a.vr < b.vr:
-				return -1
-			case a.vr > b.vr:
-				return 1
-			}
-			return 0
-		})
 		if len(c.rq) > 0 && c.cur == nil && !c.wakePending && (c.state == CPUHalted || c.state == CPUSpinning) {
 			c.wakePending = true
 			s.sendIPI(-1, c, IPIWakeup, -1)

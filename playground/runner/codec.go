@@ -159,20 +159,6 @@ func decodeCommands(msg []byte) ([]command, error) {
 	return out, r.err
 }
 
-// threadInfo is what crosses once per thread.
-type threadInfo struct {
-	name   string
-	role   engine.ThreadRole
-	pinned bool
-	// The thread's class and its parameters (engine.ThreadSnap), set at
-	// its start.
-	class               engine.SchedClass
-	rr                  bool
-	weight              int64
-	rtPrio              int
-	dlRuntime, dlPeriod int64
-}
-
 // frameEncoder writes one arm's frames; it remembers how many threads the page
 // has been told the names of.
 type frameEncoder struct{ named int }
