@@ -330,6 +330,9 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	if t.lastCPU != c.id {
 		s.m.migration(s)
 	}
+	if tw, ok := s.wl.(*traceWorkload); ok {
+		tw.switchedIn(s, t, c.id) // per-thread figures for its results
+	}
 	c.cur = t
 	c.prevThread = t
 	c.dispatchNs = s.now
