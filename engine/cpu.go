@@ -331,7 +331,7 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 		s.m.migration(s)
 	}
 	if tw, ok := s.wl.(*traceWorkload); ok {
-		tw.switchedIn(s, t, c.id) // per-thread figures for its results
+		tw.switchedIn(s, t, c.id, overhead) // its figures, and the costs its recorded run holds
 	}
 	c.cur = t
 	c.prevThread = t

@@ -36,6 +36,7 @@ func (w *traceWorkload) ckSave(c *ckWriter) {
 		c.iv(int64(th.migrations))
 		c.iv(int64(th.wakeups))
 		c.ref(th.lastCPU)
+		c.iv(th.workNs)
 	}
 }
 
@@ -75,6 +76,7 @@ func (w *traceWorkload) ckLoad(r *ckReader, s *Sim) {
 		th.migrations = int(r.intIn(0, 1<<31))
 		th.wakeups = int(r.intIn(0, 1<<31))
 		th.lastCPU = r.ref(len(s.cpus))
+		th.workNs = r.intIn(0, 1<<62)
 		if r.err != nil {
 			return
 		}

@@ -80,6 +80,17 @@ type trThread struct {
 	migrations int
 	wakeups    int
 	lastCPU    int
+	// workNs is the recorded run time the replay has run so far (steps
+	// done in full). The engine charges a thread more than its steps: the
+	// switch into it, a migration's warm-up, interrupts while it runs. A
+	// recorded run already holds the recorded machine's such costs, so each
+	// step is shortened by what the engine charged beyond workNs so far:
+	// the thread's CPU time stays the recorded one, its costs now the
+	// simulated machine's.
+	workNs int64
+	// switchNs is the switch cost of a switch-in that starts no step under
+	// way, which next (called at once) counts before the engine charges it.
+	switchNs int64
 }
 
 // traceWorkload replays s.sc.Workload.Trace.
@@ -194,7 +205,10 @@ func (w *traceWorkload) next(s *Sim, t *thread) (int64, bool) {
 		return 0, true
 	}
 	th.prog += th.stepNs // a step ends only when all of it has run
+	th.workNs += th.stepNs
 	th.stepNs = 0
+	owed := int64(t.runNs) + th.switchNs - th.workNs // charged beyond the recorded work
+	th.switchNs = 0
 	segs := w.model.Threads[i].Segments
 	for {
 		if th.seg >= len(segs) {
@@ -214,7 +228,7 @@ func (w *traceWorkload) next(s *Sim, t *thread) (int64, bool) {
 				to = min(to, sg.Wakes[th.wi].AtNs)
 			}
 			th.stepNs = to - th.prog
-			return th.stepNs, false
+			return th.stepNs - min(max(owed, 0), th.stepNs-1), false
 		}
 		k := th.seg
 		e := w.end(i, k)
@@ -298,13 +312,21 @@ func (w *traceWorkload) checkEnd(s *Sim) {
 	}
 }
 
-// switchedIn records, as thread t of any kind is switched in on CPU c (before
-// the engine clears its wake time), the replayed figures of a trace thread.
-func (w *traceWorkload) switchedIn(s *Sim, t *thread, c int) {
+// switchedIn records, as thread t of any kind is switched in on CPU c with
+// overheadNs of switch costs (before the engine clears its wake time), the
+// replayed figures of a trace thread.
+func (w *traceWorkload) switchedIn(s *Sim, t *thread, c int, overheadNs int64) {
 	if t.role != RoleWorker || t.local < 0 || t.local >= len(w.thr) || w.thr[t.local].t != t {
 		return
 	}
 	th := &w.thr[t.local]
+	if !t.hasStep {
+		th.switchNs = overheadNs
+	} else {
+		// A step resumed: what is left of it gives back what the engine
+		// charged beyond the recorded work (workNs).
+		t.remainingNs = min(max(th.workNs+th.stepNs-int64(t.runNs)-overheadNs, 1), t.remainingNs)
+	}
 	switch {
 	case t.wokenAtNs >= 0:
 		th.lat = append(th.lat, s.now-t.wokenAtNs)
