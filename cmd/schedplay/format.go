@@ -39,7 +39,9 @@ func metrics(r engine.Results) []metric {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" {
+			if !f.IsExported() || name == "-" || prefix == "" && name == "trace" {
+				// A replayed trace's figures are per thread and process:
+				// writeTraceTable prints them, the JSON has them all.
 				continue
 			}
 			if name == "" {
