@@ -37,24 +37,9 @@ func FuzzTraceRun(f *testing.F) {
 			}
 			return
 		}
-		s, err := NewSim(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetVisual(false)
-		s.RunUntil(2e6)
-		ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Resume(sc, ck)
-		if err != nil {
-			t.Fatalf("resume: %v", err)
-		}
-		r.SetVisual(false)
-		res := r.Run()
-		if r.NowNs() > r.EndNs() || len(res.Trace.Threads) != len(sc.Workload.Trace.Threads) {
-			t.Fatalf("ran to %d ns (horizon %d), %d threads in the results", r.NowNs(), r.EndNs(), len(res.Trace.Threads))
+		res := runResumedMidway(t, sc, 2e6)
+		if len(res.Trace.Threads) != len(sc.Workload.Trace.Threads) {
+			t.Fatalf("%d threads in the results, %d in the model", len(res.Trace.Threads), len(sc.Workload.Trace.Threads))
 		}
 	})
 }

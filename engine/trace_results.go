@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"slices"
-
-	"schedplay/kerneltrace"
-)
+import "schedplay/kerneltrace"
 
 // A replayed trace's results: per thread and per process, the figures the
 // trace recorded (kerneltrace's, from the model) beside the ones the replay
@@ -79,7 +75,7 @@ func (w *traceWorkload) results(s *Sim) TraceResults {
 			pr.Replayed.Wakeups += f.Wakeups
 			lat = append(lat, w.thr[id].lat...)
 		}
-		pr.Replayed.WakeLatP50Us, pr.Replayed.WakeLatP99Us = nearestRankUs(lat, 50), nearestRankUs(lat, 99)
+		pr.Replayed.WakeLatP50Us, pr.Replayed.WakeLatP99Us = kerneltrace.PercentileUs(lat, 50), kerneltrace.PercentileUs(lat, 99)
 		r.Processes = append(r.Processes, pr)
 	}
 	return r
@@ -89,22 +85,10 @@ func (w *traceWorkload) results(s *Sim) TraceResults {
 func (th *trThread) figures(s *Sim) kerneltrace.Figures {
 	return kerneltrace.Figures{
 		CPUMs:        th.t.runNs / 1e6,
-		WakeLatP50Us: nearestRankUs(th.lat, 50),
-		WakeLatP99Us: nearestRankUs(th.lat, 99),
+		WakeLatP50Us: kerneltrace.PercentileUs(th.lat, 50),
+		WakeLatP99Us: kerneltrace.PercentileUs(th.lat, 99),
 		RunnableMs:   float64(th.runnableNs) / 1e6,
 		Migrations:   th.migrations,
 		Wakeups:      th.wakeups,
 	}
-}
-
-// nearestRankUs is the nearest-rank percentile of ns samples in µs, as
-// kerneltrace computes the recorded ones (0 if none).
-func nearestRankUs(ns []int64, p int) float64 {
-	if len(ns) == 0 {
-		return 0
-	}
-	v := slices.Clone(ns)
-	slices.Sort(v)
-	i := (p*len(v)+99)/100 - 1
-	return float64(v[max(i, 0)]) / 1000
 }
