@@ -163,6 +163,10 @@ type Counts struct {
 	TimerUnknownWaker int `json:"timer_unknown_waker,omitzero"`
 	// Dropped counts threads left out by Options' filters.
 	Dropped int `json:"dropped,omitzero"`
+	// LostSwitches counts switches on a CPU from another thread than the
+	// one it last switched to: that one's switch-out is missing from the
+	// trace, and it is taken as preempted there.
+	LostSwitches int `json:"lost_switches,omitzero"`
 }
 
 // Model is a trace turned into a replayable workload.

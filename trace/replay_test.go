@@ -47,6 +47,9 @@ func TestPerfettoReplayRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if m.Counts.LostSwitches != 0 {
+				t.Errorf("%d switch-outs lost in an export", m.Counts.LostSwitches)
+			}
 			r := replayModel(t, sc, m)
 			if r.Trace.Unfinished != 0 {
 				t.Errorf("%d threads did not finish their segments", r.Trace.Unfinished)

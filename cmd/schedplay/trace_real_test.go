@@ -152,18 +152,18 @@ func TestRecordedRTAppReplays(t *testing.T) {
 	var md strings.Builder
 	fmt.Fprintf(&md, "Recorded here (Linux, %d CPUs, tracefs; %d events, %d lost) and replayed under sched.policy=linux on %d CPUs:\n\n",
 		tr.CPUs, len(tr.Events), tr.LostEvents, sc.Machine.VCPUs)
-	md.WriteString("| thread | tid | CPU ms rec | rep | wake-to-run p50 µs rec | rep | p99 rec | rep | runnable ms rec | rep | migrations rec | rep |\n")
+	md.WriteString("| thread | tid (/generation) | CPU ms rec | rep | wake-to-run p50 µs rec | rep | p99 rec | rep | runnable ms rec | rep | migrations rec | rep |\n")
 	md.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	for _, th := range r.Trace.Threads {
 		rec, rep := th.Recorded, th.Replayed
-		fmt.Fprintf(&md, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", th.Name, th.Tid,
+		fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", th.Name, tidGen(th),
 			f(rec.CPUMs), f(rep.CPUMs), f(rec.WakeLatP50Us), f(rep.WakeLatP50Us), f(rec.WakeLatP99Us), f(rep.WakeLatP99Us),
 			f(rec.RunnableMs), f(rep.RunnableMs), rec.Migrations, rep.Migrations)
 	}
 	c := r.Trace.Counts
-	fmt.Fprintf(&md, "\nModel: %d threads, %d wake edges, %d timed sleeps, %d spawns, %d exits, %d spurious wakeups; replay ended at %.1f ms (window %.1f ms).\n",
-		len(r.Trace.Threads), c.WakeEdges, c.Timers, c.Spawns, c.Exits, c.Spurious, r.ElapsedS*1e3, float64(sc.Workload.Trace.EndNs-sc.Workload.Trace.StartNs)/1e6)
+	fmt.Fprintf(&md, "\nModel: %d threads, %d wake edges, %d timed sleeps, %d spawns, %d exits, %d spurious wakeups, %d lost switch-outs; replay ended at %.1f ms (window %.1f ms).\n",
+		len(r.Trace.Threads), c.WakeEdges, c.Timers, c.Spawns, c.Exits, c.Spurious, c.LostSwitches, r.ElapsedS*1e3, float64(sc.Workload.Trace.EndNs-sc.Workload.Trace.StartNs)/1e6)
 	t.Log("\n" + md.String())
 	if r.Trace.Unfinished > 0 {
 		t.Errorf("%d threads did not finish their segments", r.Trace.Unfinished)

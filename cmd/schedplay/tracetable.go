@@ -51,13 +51,16 @@ func writeTraceTable(b *strings.Builder, r engine.TraceResults) {
 		if !t.Done {
 			name += " (unfinished)"
 		}
-		tt.add(append([]string{name, fmt.Sprint(t.Tid), fmt.Sprint(t.Pid)}, figureCells(t.Recorded, t.Replayed)...)...)
+		tt.add(append([]string{name, tidGen(t), fmt.Sprint(t.Pid)}, figureCells(t.Recorded, t.Replayed)...)...)
 	}
 	tt.write(b)
 	more(b, len(ths), "threads")
 	c := r.Counts
 	fmt.Fprintf(b, "model: %d wake edges, %d timed sleeps (%d idle or interrupt, %d kernel threads, %d D-state, %d unknown waker), %d spawns, %d exits; %d spurious wakeups ignored; %d threads cut at the start, %d at the end",
 		c.WakeEdges, c.Timers, c.TimerIdle+c.TimerIRQ, c.TimerKernel, c.TimerIOWait, c.TimerUnknownWaker, c.Spawns, c.Exits, c.Spurious, c.CutFirst, c.CutLast)
+	if c.LostSwitches > 0 {
+		fmt.Fprintf(b, "; %d switch-outs missing from the trace", c.LostSwitches)
+	}
 	if c.Dropped > 0 {
 		fmt.Fprintf(b, "; %d threads left out by --process", c.Dropped)
 	}
@@ -79,4 +82,13 @@ func more(b *strings.Builder, n int, what string) {
 	if n > maxTraceRows {
 		fmt.Fprintf(b, "(the %d busiest of %d %s by recorded CPU time; --format json lists all)\n", maxTraceRows, n, what)
 	}
+}
+
+// tidGen is a thread's tid, with its generation after a slash when the
+// trace reused the tid (31539/1).
+func tidGen(t engine.TraceThreadResult) string {
+	if t.Gen > 0 {
+		return fmt.Sprintf("%d/%d", t.Tid, t.Gen)
+	}
+	return fmt.Sprint(t.Tid)
 }
