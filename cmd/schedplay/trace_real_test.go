@@ -134,52 +134,75 @@ func TestRecordedRTAppReplays(t *testing.T) {
 		t.Fatalf("the rt-app threads are not in the trace (%d events, comms %v)", len(tr.Events), names)
 	}
 	// rt-app's process (task_newtask's CLONE_THREAD puts the threads in it),
-	// and its threads by name should their process be unknown. Only it is
-	// replayed: the rest of this shared machine is other sessions' work, and
-	// its wakeups of rt-app become timed sleeps of their recorded length.
+	// and its threads by name should their process be unknown.
+	pid := int32(cmd.Process.Pid)
+	mine := func(th engine.TraceThreadResult) bool { return th.Pid == pid || slices.Contains(names, th.Name) }
+	// First rt-app alone: the rest of this shared machine is other
+	// sessions' work, and its wakeups of rt-app become timed sleeps of
+	// their recorded length. Then the whole machine, what else ran
+	// competing with rt-app for the CPUs as it did when recorded.
 	keep := append([]string{strconv.Itoa(cmd.Process.Pid)}, names...)
-	sc, err := decodeTrace(data, "recorded", traceOpts{processes: keep}, nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, run := range []struct {
+		what string
+		opts traceOpts
+	}{{"rt-app's process alone", traceOpts{processes: keep}}, {"the whole machine", traceOpts{}}} {
+		sc, err := decodeTrace(data, "recorded", run.opts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Sched.Policy != "linux" || sc.Machine.VCPUs != tr.CPUs {
+			t.Fatalf("wrapped as %s on %d CPUs; the trace has %d", sc.Sched.Policy, sc.Machine.VCPUs, tr.CPUs)
+		}
+		r, err := engine.Run(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log("\n" + replayMarkdown(run.what, tr, sc, r, mine))
+		if r.Trace.Unfinished > 0 {
+			t.Errorf("%s: %d threads did not finish their segments", run.what, r.Trace.Unfinished)
+		}
+		busy := 0
+		for _, th := range r.Trace.Threads {
+			rec, rep := th.Recorded.CPUMs, th.Replayed.CPUMs
+			if rec < 10 || !mine(th) {
+				continue
+			}
+			busy++
+			if rep < 0.9*rec || rep > 1.1*rec {
+				t.Errorf("%s: %s (tid %d): replayed %.2f ms of CPU, recorded %.2f ms: outside 10%%", run.what, th.Name, th.Tid, rep, rec)
+			}
+		}
+		if busy < 3 {
+			t.Errorf("%s: %d busy rt-app threads (10 ms of CPU or more), want the tasks' 4", run.what, busy)
+		}
 	}
-	if sc.Sched.Policy != "linux" || sc.Machine.VCPUs != tr.CPUs {
-		t.Fatalf("wrapped as %s on %d CPUs; the trace has %d", sc.Sched.Policy, sc.Machine.VCPUs, tr.CPUs)
-	}
-	r, err := engine.Run(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// replayMarkdown tables the threads mine says are rt-app's, recorded beside
+// replayed, and sums the others.
+func replayMarkdown(what string, tr *kerneltrace.Trace, sc engine.Scenario, r engine.Results, mine func(engine.TraceThreadResult) bool) string {
 	var md strings.Builder
-	fmt.Fprintf(&md, "Recorded here (Linux, %d CPUs, tracefs; %d events, %d lost) and replayed under sched.policy=linux on %d CPUs:\n\n",
-		tr.CPUs, len(tr.Events), tr.LostEvents, sc.Machine.VCPUs)
+	fmt.Fprintf(&md, "Recorded here (Linux, %d CPUs, tracefs; %d events, %d lost); %s replayed under sched.policy=linux on %d CPUs:\n\n",
+		tr.CPUs, len(tr.Events), tr.LostEvents, what, sc.Machine.VCPUs)
 	md.WriteString("| thread | tid (/generation) | CPU ms rec | rep | wake-to-run p50 µs rec | rep | p99 rec | rep | runnable ms rec | rep | migrations rec | rep |\n")
 	md.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	others, recOthers, repOthers := 0, 0.0, 0.0
 	for _, th := range r.Trace.Threads {
 		rec, rep := th.Recorded, th.Replayed
+		if !mine(th) {
+			others, recOthers, repOthers = others+1, recOthers+rec.CPUMs, repOthers+rep.CPUMs
+			continue
+		}
 		fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", th.Name, tidGen(th),
 			f(rec.CPUMs), f(rep.CPUMs), f(rec.WakeLatP50Us), f(rep.WakeLatP50Us), f(rec.WakeLatP99Us), f(rep.WakeLatP99Us),
 			f(rec.RunnableMs), f(rep.RunnableMs), rec.Migrations, rep.Migrations)
 	}
+	if others > 0 {
+		fmt.Fprintf(&md, "| %d other threads | | %s | %s | | | | | | | | |\n", others, f(recOthers), f(repOthers))
+	}
 	c := r.Trace.Counts
 	fmt.Fprintf(&md, "\nModel: %d threads, %d wake edges, %d timed sleeps, %d spawns, %d exits, %d spurious wakeups, %d lost switch-outs; replay ended at %.1f ms (window %.1f ms).\n",
 		len(r.Trace.Threads), c.WakeEdges, c.Timers, c.Spawns, c.Exits, c.Spurious, c.LostSwitches, r.ElapsedS*1e3, float64(sc.Workload.Trace.EndNs-sc.Workload.Trace.StartNs)/1e6)
-	t.Log("\n" + md.String())
-	if r.Trace.Unfinished > 0 {
-		t.Errorf("%d threads did not finish their segments", r.Trace.Unfinished)
-	}
-	busy := 0
-	for _, th := range r.Trace.Threads {
-		rec, rep := th.Recorded.CPUMs, th.Replayed.CPUMs
-		if rec < 10 {
-			continue
-		}
-		busy++
-		if rep < 0.9*rec || rep > 1.1*rec {
-			t.Errorf("%s (tid %d): replayed %.2f ms of CPU, recorded %.2f ms: outside 10%%", th.Name, th.Tid, rep, rec)
-		}
-	}
-	if busy < 3 {
-		t.Errorf("%d busy threads (10 ms of CPU or more), want the rt-app tasks' 4", busy)
-	}
+	return md.String()
 }
