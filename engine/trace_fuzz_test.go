@@ -17,8 +17,8 @@ import (
 func FuzzTraceRun(f *testing.F) {
 	mix := ckTraceMix()
 	small := *model(
-		thr(1, kt{Kind: 2}, seg(ms, kt{Kind: 1, Waker: 1, AtNs: 10}), seg(ms, exit)),
-		thr(2, kt{Kind: 2, SleepNs: 5}, seg(ms, kt{Kind: 3, Child: 2}, kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: 10}), seg(1, exit)),
+		thr(1, kt{Kind: 2}, seg(ms, kt{Kind: 1, Waker: 1, AtNs: 10}), seg(ms, exit())),
+		thr(2, kt{Kind: 2, SleepNs: 5}, seg(ms, kt{Kind: 3, Child: 2}, kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: 10}), seg(1, exit())),
 		thr(3, kt{Kind: 4, Waker: 1, WakerSeg: 0, AtNs: ms}, seg(ms, kt{Kind: 6})))
 	for _, m := range []any{mix, small} {
 		b, err := json.Marshal(m)

@@ -53,7 +53,8 @@ func seg(runNs int64, end kt, wakes ...kerneltrace.Wake) kerneltrace.Segment {
 	return kerneltrace.Segment{RunNs: runNs, End: end, Wakes: wakes}
 }
 
-var exit = kt{Kind: kerneltrace.EndExit}
+// exit ends a thread.
+func exit() kt { return kt{Kind: kerneltrace.EndExit} }
 
 func model(ts ...kerneltrace.Thread) *kerneltrace.Model {
 	m := &kerneltrace.Model{CPUs: 2, Threads: ts}
@@ -77,8 +78,8 @@ func near(t *testing.T, what string, got, want, tol float64) {
 // straight on with its second segment.
 func TestTraceEarlyWakeIsKept(t *testing.T) {
 	m := model(
-		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(2*ms, kt{Kind: kerneltrace.EndWakeBy, Waker: 1, AtNs: ms / 10}), seg(ms, exit)),
-		thr(2, kt{Kind: kerneltrace.EndTimer}, seg(ms, exit, kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: ms / 10})),
+		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(2*ms, kt{Kind: kerneltrace.EndWakeBy, Waker: 1, AtNs: ms / 10}), seg(ms, exit())),
+		thr(2, kt{Kind: kerneltrace.EndTimer}, seg(ms, exit(), kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: ms / 10})),
 	)
 	r := replay(t, traceScenario(t, m, 2))
 	if r.Trace.Unfinished != 0 {
@@ -95,8 +96,8 @@ func TestTraceEarlyWakeIsKept(t *testing.T) {
 // wakes A 0.5 ms into its 3 ms run, A having blocked after 1 ms.
 func TestTraceWakeEdgeAtWakerProgress(t *testing.T) {
 	m := model(
-		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndWakeBy, Waker: 1, AtNs: ms / 2, SleepNs: 9 * ms, AtTs: 10 * ms}), seg(ms, exit)),
-		thr(2, kt{Kind: kerneltrace.EndTimer, SleepNs: 2 * ms}, seg(3*ms, exit, kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: ms / 2})),
+		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndWakeBy, Waker: 1, AtNs: ms / 2, SleepNs: 9 * ms, AtTs: 10 * ms}), seg(ms, exit())),
+		thr(2, kt{Kind: kerneltrace.EndTimer, SleepNs: 2 * ms}, seg(3*ms, exit(), kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: ms / 2})),
 	)
 	r := replay(t, traceScenario(t, m, 2))
 	// B starts at 2 ms (a timer), wakes A at 2.5 ms; A runs to 3.5 ms; B ends at 5.
@@ -113,7 +114,7 @@ func TestTraceWakeEdgeAtWakerProgress(t *testing.T) {
 // A timer end is a sleep of its recorded length, and CPU time is what the
 // segments say.
 func TestTraceTimerSleep(t *testing.T) {
-	m := model(thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndTimer, SleepNs: 5 * ms}), seg(ms, exit)))
+	m := model(thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndTimer, SleepNs: 5 * ms}), seg(ms, exit())))
 	r := replay(t, traceScenario(t, m, 1))
 	near(t, "elapsed ms", r.ElapsedS*1e3, 7, 0.1)
 	near(t, "cpu_ms", r.Trace.Threads[0].Replayed.CPUMs, 2, 0.01)
@@ -123,8 +124,8 @@ func TestTraceTimerSleep(t *testing.T) {
 // On one CPU the two share it: 1 + 1 + 2 ms of work end at 4 ms.
 func TestTraceSpawn(t *testing.T) {
 	m := model(
-		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndSpawn, Child: 1}), seg(ms, exit)),
-		thr(2, kt{Kind: kerneltrace.EndSpawned, Waker: 0, WakerSeg: 0, AtNs: ms}, seg(2*ms, exit)),
+		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndSpawn, Child: 1}), seg(ms, exit())),
+		thr(2, kt{Kind: kerneltrace.EndSpawned, Waker: 0, WakerSeg: 0, AtNs: ms}, seg(2*ms, exit())),
 	)
 	r := replay(t, traceScenario(t, m, 2))
 	near(t, "elapsed ms on 2 CPUs", r.ElapsedS*1e3, 3, 0.1)
@@ -137,9 +138,9 @@ func TestTraceSpawn(t *testing.T) {
 
 // A per-CPU kernel thread stays on its CPU.
 func TestTracePinnedKthread(t *testing.T) {
-	k := thr(9, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndTimer, SleepNs: ms}), seg(ms, kt{Kind: kerneltrace.EndTimer, SleepNs: ms}), seg(ms, exit))
+	k := thr(9, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndTimer, SleepNs: ms}), seg(ms, kt{Kind: kerneltrace.EndTimer, SleepNs: ms}), seg(ms, exit()))
 	k.PinnedCPU = 1
-	hog := thr(1, kt{Kind: kerneltrace.EndTimer}, seg(10*ms, exit))
+	hog := thr(1, kt{Kind: kerneltrace.EndTimer}, seg(10*ms, exit()))
 	sc := traceScenario(t, model(hog, k), 2)
 	s, err := NewSim(sc)
 	if err != nil {
@@ -159,7 +160,7 @@ func TestTraceModelRefused(t *testing.T) {
 	ok := func() *kerneltrace.Model {
 		return model(
 			thr(1, kt{Kind: kerneltrace.EndTimer}, seg(ms, kt{Kind: kerneltrace.EndWakeBy, Waker: 1, AtNs: 10})),
-			thr(2, kt{Kind: kerneltrace.EndTimer}, seg(ms, exit, kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: 10})))
+			thr(2, kt{Kind: kerneltrace.EndTimer}, seg(ms, exit(), kerneltrace.Wake{Wakee: 0, WakeeSeg: 0, AtNs: 10})))
 	}
 	for _, tc := range []struct {
 		name string
@@ -206,18 +207,18 @@ func ckTraceMix() kerneltrace.Model {
 		a[i].Wakes = []kerneltrace.Wake{{Wakee: 1, WakeeSeg: k - 1, AtNs: ms / 8}}
 	}
 	a[0].Wakes = nil
-	a = append(a, seg(ms, exit, kerneltrace.Wake{Wakee: 1, WakeeSeg: rounds - 1, AtNs: ms / 8}))
+	a = append(a, seg(ms, exit(), kerneltrace.Wake{Wakee: 1, WakeeSeg: rounds - 1, AtNs: ms / 8}))
 	var sl []kerneltrace.Segment
 	for range rounds {
 		sl = append(sl, seg(ms/3, kt{Kind: kerneltrace.EndTimer, SleepNs: ms}))
 	}
-	sl = append(sl, seg(ms, kt{Kind: kerneltrace.EndSpawn, Child: 3}), seg(ms, exit))
+	sl = append(sl, seg(ms, kt{Kind: kerneltrace.EndSpawn, Child: 3}), seg(ms, exit()))
 	m := model(
 		thr(1, kt{Kind: kerneltrace.EndTimer}, a...),
 		thr(2, kt{Kind: kerneltrace.EndTimer}, b...),
 		thr(3, kt{Kind: kerneltrace.EndTimer}, sl...),
-		thr(4, kt{Kind: kerneltrace.EndSpawned, Waker: 2, WakerSeg: rounds, AtNs: ms}, seg(ms, exit)),
-		thr(5, kt{Kind: kerneltrace.EndTimer, SleepNs: 40 * ms}, seg(ms, exit)),
+		thr(4, kt{Kind: kerneltrace.EndSpawned, Waker: 2, WakerSeg: rounds, AtNs: ms}, seg(ms, exit())),
+		thr(5, kt{Kind: kerneltrace.EndTimer, SleepNs: 40 * ms}, seg(ms, exit())),
 	)
 	return *m
 }

@@ -35,8 +35,10 @@ const realTracefs = "/sys/kernel/tracing"
 // realTraceEvents are the events recorded: the scheduler's, and the task
 // events that give a thread its name (rt-app names its threads with prctl
 // after they start: task_rename) and its process (task_newtask's clone flags).
-var realTraceEvents = [...]string{"sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup_new", "sched/sched_process_fork",
-	"sched/sched_process_exit", "sched/sched_process_exec", "task/task_newtask", "task/task_rename"}
+func realTraceEvents() []string {
+	return []string{"sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup_new", "sched/sched_process_fork",
+		"sched/sched_process_exit", "sched/sched_process_exec", "task/task_newtask", "task/task_rename"}
+}
 
 // realTraceDesc: three kinds of thread, named so their comms are found in
 // the trace: a 50% duty cycle, a periodic timer task and a mostly busy one,
@@ -74,7 +76,7 @@ func recordTracefs(t *testing.T, cmd *exec.Cmd) []byte {
 	}
 	t.Cleanup(func() {
 		_ = os.WriteFile(filepath.Join(dir, "tracing_on"), []byte("0"), 0)
-		for _, ev := range realTraceEvents {
+		for _, ev := range realTraceEvents() {
 			_ = os.WriteFile(filepath.Join(dir, "events", ev, "enable"), []byte("0"), 0)
 		}
 		if err := os.Remove(dir); err != nil {
@@ -83,7 +85,7 @@ func recordTracefs(t *testing.T, cmd *exec.Cmd) []byte {
 	})
 	w("buffer_size_kb", "16384")
 	w("tracing_on", "0")
-	for _, ev := range realTraceEvents {
+	for _, ev := range realTraceEvents() {
 		w(filepath.Join("events", ev, "enable"), "1")
 	}
 	w("tracing_on", "1")
