@@ -17,8 +17,9 @@ import (
 // model is the data kerneltrace derives from a trace, not the trace: the
 // decoders are not part of the engine. DecodeScenario's MaxScenarioBytes still
 // bounds a document, so a front end with a large trace builds the model
-// itself and sets it on a decoded scenario (the CLI: cmd/schedplay/tracewrap.go);
-// Validate checks it either way, since it may come from anywhere.
+// itself and sets it on a decoded scenario (the CLI: cmd/schedplay/tracewrap.go),
+// whose WithKnobs (arms, sweeps) then takes it whatever its size; Validate
+// checks the model either way, since it may come from anywhere.
 //
 // workload.trace_all_timed turns every wakeup into a timed sleep of its
 // recorded length (LinSched) instead of a dependency on its waker (perf sched

@@ -248,3 +248,24 @@ func TestTraceMixReplaysAndResumes(t *testing.T) {
 		t.Errorf("resumed: %+v at %v s, straight: %+v at %v s", got.Trace.Threads[1].Replayed, got.ElapsedS, r.Trace.Threads[1].Replayed, r.ElapsedS)
 	}
 }
+
+// A scenario holding a trace's model larger than a document may be still
+// takes knobs: the model is the scenario's own, not a document from outside.
+func TestTraceWithKnobsPastTheDocumentLimit(t *testing.T) {
+	var segs []kerneltrace.Segment
+	for range 4000 {
+		segs = append(segs, seg(ms/100, kt{Kind: kerneltrace.EndTimer, SleepNs: ms / 100}))
+	}
+	m := model(thr(1, kt{Kind: kerneltrace.EndTimer}, append(segs, seg(1, exit()))...))
+	sc := traceScenario(t, m, 2)
+	if b, _ := sc.Canonical(); len(b) <= MaxScenarioBytes {
+		t.Fatalf("the scenario is %d bytes, not past the limit %d", len(b), MaxScenarioBytes)
+	}
+	sc2, err := sc.WithKnobs("machine.vcpus=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc2.Machine.VCPUs != 1 || len(sc2.Workload.Trace.Threads[0].Segments) != 4001 {
+		t.Fatalf("vcpus %d, %d segments", sc2.Machine.VCPUs, len(sc2.Workload.Trace.Threads[0].Segments))
+	}
+}
