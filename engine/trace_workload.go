@@ -223,7 +223,11 @@ func (w *traceWorkload) next(s *Sim, t *thread) (int64, bool) {
 			w.release(s, int(wk.Wakee), int(wk.WakeeSeg), t.cpu)
 		}
 		if th.prog < sg.RunNs {
-			to := sg.RunNs
+			// A step ends at the next wake point, and at least every tick:
+			// a step's end is a reschedule point, where a policy without
+			// a tick of its own (sched_ext's) notices an expired slice, as
+			// sync_pairs' spinners step at the tick.
+			to := min(sg.RunNs, th.prog+s.tickNs)
 			if !w.allTimed && th.wi < len(sg.Wakes) {
 				to = min(to, sg.Wakes[th.wi].AtNs)
 			}

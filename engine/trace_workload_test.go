@@ -269,3 +269,22 @@ func TestTraceWithKnobsPastTheDocumentLimit(t *testing.T) {
 		t.Fatalf("vcpus %d, %d segments", sc2.Machine.VCPUs, len(sc2.Workload.Trace.Threads[0].Segments))
 	}
 }
+
+// Three CPU-bound threads on one CPU share it under every policy: each is
+// made to wait by the others (runnable time), the first one too, so slices
+// expire within a long segment (its steps end at least every tick).
+func TestTraceLongSegmentsShareTheCPU(t *testing.T) {
+	m := model(
+		thr(1, kt{Kind: kerneltrace.EndTimer}, seg(30*ms, exit())),
+		thr(2, kt{Kind: kerneltrace.EndTimer}, seg(30*ms, exit())),
+		thr(3, kt{Kind: kerneltrace.EndTimer}, seg(30*ms, exit())))
+	for _, p := range []string{"linux", "osv", "scx_simple"} {
+		r := replay(t, traceScenario(t, m, 1, "sched.policy="+p))
+		near(t, p+" elapsed ms", r.ElapsedS*1e3, 90, 0.5)
+		for _, th := range r.Trace.Threads {
+			if th.Replayed.RunnableMs < 1 {
+				t.Errorf("%s: %s waited %.3f ms runnable: it was not time-sliced", p, th.Name, th.Replayed.RunnableMs)
+			}
+		}
+	}
+}
