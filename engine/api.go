@@ -302,6 +302,10 @@ type Results struct {
 	// RTApp are an rt-app workload's per-task figures (workload.kind=rtapp;
 	// rtapp_results.go); zero, and left out of the JSON, otherwise.
 	RTApp RTAppResults `json:"rtapp,omitzero"`
+	// Trace are a replayed trace's per-thread and per-process figures,
+	// recorded beside replayed (workload.kind=trace; trace_results.go);
+	// zero, and left out of the JSON, otherwise.
+	Trace TraceResults `json:"trace,omitzero"`
 	// ElapsedS is when a finite workload (hackbench) finished; 0 if it did not.
 	ElapsedS   float64       `json:"elapsed_s,omitzero"`
 	SimSeconds float64       `json:"sim_seconds"`

@@ -70,7 +70,7 @@ const (
 	maxCkWindows = 64
 	// maxCkThreads bounds the threads: the most any scenario within Limits
 	// creates, with room to spare.
-	maxCkThreads = MaxClients + MaxHackbenchTasks + MaxSyncPairsTasks + 4*MaxVCPUs + 16
+	maxCkThreads = MaxClients + MaxHackbenchTasks + MaxSyncPairsTasks + MaxTraceThreads + 4*MaxVCPUs + 16
 	// maxCkNote bounds the note.
 	maxCkNote = 1 << 20
 )
@@ -268,6 +268,8 @@ func workloadShell(s *Sim) (workload, error) {
 		return idleWorkload{}, nil
 	case WorkloadRTApp:
 		return rtappShell(s), nil
+	case WorkloadTrace:
+		return traceShell(s), nil
 	}
 	return nil, fmt.Errorf("workload kind %q has no checkpoint support", s.sc.Workload.Kind)
 }

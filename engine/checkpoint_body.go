@@ -117,7 +117,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 	s.decayAt = r.iv()
 	s.decayScale = r.f64()
 	s.finishedNs = r.intIn(-1, s.end)
-	s.nrRT = int(r.intIn(0, maxCkThreads))
+	s.nrRT = r.n(maxCkThreads + 1) // written with n (uvarint), as every count
 	s.rtPeriodAt = r.intIn(-1, 1<<62)
 
 	r.in("threads", -1)

@@ -50,12 +50,13 @@ func ckStateTypes(t *testing.T) map[string][]reflect.Type {
 			impl[iface] = append(impl[iface], rt)
 		}
 	}
-	// rtapp is not a choice (it needs a description): it runs ckRTAppMix.
-	for _, k := range append(slices.Clone(kinds.Choices), WorkloadRTApp) {
+	// rtapp is not a choice (it needs a description): it runs ckRTAppMix;
+	// nor is trace (it needs a model): it runs ckTraceMix.
+	for _, k := range append(slices.Clone(kinds.Choices), WorkloadRTApp, WorkloadTrace) {
 		for _, p := range policies.Choices {
 			kind := "workload.kind=" + k
-			if k == WorkloadRTApp {
-				kind = "workload.kind=" + WorkloadIdle // then rtapp, with its description
+			if k == WorkloadRTApp || k == WorkloadTrace {
+				kind = "workload.kind=" + WorkloadIdle // then rtapp or trace, with its description or model
 			}
 			sc, err := DefaultScenario().WithKnobs(kind, "sched.policy="+p, "duration_ms=50", "warmup_ms=10", "workload.wake_sources_per_s=1000", "workload.commit_device_us=200", "sched.balancer=drain")
 			if err != nil {
@@ -63,6 +64,9 @@ func ckStateTypes(t *testing.T) map[string][]reflect.Type {
 			}
 			if k == WorkloadRTApp {
 				sc.Workload.Kind, sc.Workload.RTApp = WorkloadRTApp, ckRTAppMix
+			}
+			if k == WorkloadTrace {
+				sc.Workload.Kind, sc.Workload.Trace = WorkloadTrace, ckTraceMix()
 			}
 			s, err := NewSim(sc)
 			if err != nil {

@@ -334,6 +334,9 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	if t.lastCPU != c.id {
 		s.m.migration(s)
 	}
+	if tw, ok := s.wl.(*traceWorkload); ok {
+		tw.switchedIn(s, t, c.id, overhead) // its figures, and the costs its recorded run holds
+	}
 	c.cur = t
 	c.prevThread = t
 	c.dispatchNs = s.now

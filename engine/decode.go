@@ -44,8 +44,15 @@ func DecodeScenario(data []byte, sets ...string) (Scenario, error) {
 // goes with the scenario (Scenario.DurationLimitMs) through WithKnobs and
 // into the engine, which checks it again.
 func DecodeScenarioUpTo(maxDurationMs int64, data []byte, sets ...string) (Scenario, error) {
+	return decodeScenario(maxDurationMs, true, data, sets...)
+}
+
+// decodeScenario is DecodeScenarioUpTo; sized says data is a document from
+// outside, bounded by MaxScenarioBytes. WithKnobs' is a valid scenario's own
+// canonical form, which a trace's model (workload.trace) may make larger.
+func decodeScenario(maxDurationMs int64, sized bool, data []byte, sets ...string) (Scenario, error) {
 	limit := min(max(maxDurationMs, MaxDurationMs), MaxCLIDurationMs)
-	if len(data) > MaxScenarioBytes {
+	if sized && len(data) > MaxScenarioBytes {
 		return Scenario{}, fieldErr("", "the scenario is larger than the limit of %d bytes", MaxScenarioBytes)
 	}
 	if err := checkShape(data, len(sets) > 0); err != nil {
@@ -99,7 +106,7 @@ func (sc Scenario) WithKnobs(sets ...string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
-	return DecodeScenarioUpTo(sc.DurationLimitMs(), data, sets...)
+	return decodeScenario(sc.DurationLimitMs(), false, data, sets...)
 }
 
 // platformSetBy is the platform the last machine.platform knob of sets names,

@@ -136,6 +136,8 @@ func TestKnobTableMatchesScenario(t *testing.T) {
 				// watchdog's timeout is one.
 			case prefix+tag == "workload.rtapp":
 				// So is an rt-app description (workload.kind=rtapp).
+			case prefix+tag == "workload.trace":
+				// And a trace's replay model (workload.kind=trace).
 			case f.Type.Kind() == reflect.Struct:
 				walk(f.Type, prefix+tag+".")
 			case f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Map:

@@ -87,6 +87,13 @@
 // results are rt-app's per-task wu_lat, slack, c_duration and c_period
 // (rtapp_results.go).
 //
+// Recorded Linux traces (workload.kind=trace; trace_scenario.go checks the
+// model kerneltrace builds, trace_workload.go replays it): each thread runs
+// its recorded segments, wakeups by other threads released at the waker's
+// progress and counted, the others timed sleeps; the results set each
+// thread's and process's recorded figures beside the replayed ones
+// (trace_results.go).
+//
 // WAKE_SYNC (wakesync.go), sched_ext's scx_select_cpu_dfl under scx_simple, with
 // the rule it replaced (old), the one first proposed (proposed) and the merged one
 // (new); linux.go and fair.go, rt.go, dl.go are Linux's classes. The policy interface (policy.go) is the seam between

@@ -113,8 +113,8 @@ func knobTable() []Knob {
 			applies: onScxPolicy, AppliesTo: "scx policy"},
 
 		{Path: "workload.kind", Kind: KindChoice, Label: "workload",
-			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs, WorkloadThreadPerConn}, accepts: []string{WorkloadRTApp},
-			Doc: "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, a server that starts a thread per connection, or rtapp: an rt-app description in workload.rtapp."},
+			Choices: []string{WorkloadRequestServer, WorkloadCommit, WorkloadIdle, WorkloadHackbench, WorkloadSyncPairs, WorkloadThreadPerConn}, accepts: []string{WorkloadRTApp, WorkloadTrace},
+			Doc: "What runs: a request server, a durable-commit benchmark, an idle guest, hackbench, CPU-bound spinners beside WAKE_SYNC ping-pong pairs, a server that starts a thread per connection, rtapp: an rt-app description in workload.rtapp, or trace: a recorded kernel trace's replay model in workload.trace."},
 		{Path: "workload.clients", Kind: KindInt, Label: "clients", Min: 0, Max: MaxClients, Log: true,
 			Doc:     "Closed-loop concurrency: client connections (each served by its own backend or worker thread), or writer threads.",
 			applies: withConcurrency, AppliesTo: "request_server, commit and thread_per_conn workloads"},
@@ -198,8 +198,14 @@ func knobTable() []Knob {
 			Doc: "A ping-pong task's CPU time per message: reading it and writing the reply.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
 		{Path: "workload.sync_pairs.spinner_step_us", Kind: KindInt, Label: "spinner step", Unit: "µs", Min: 10, Max: 100_000, Log: true,
 			Doc: "A spinner's computing between reschedule points: the scheduler tick, where an expired slice is noticed.", applies: withSyncPairs, AppliesTo: "sync_pairs workload"},
+		{Path: "workload.trace_all_timed", Kind: KindBool, Label: "all timed",
+			Doc:     "Replay every wakeup of the trace as a timed sleep of its recorded length (LinSched's open loop), not as a dependency on its waker (perf sched replay's closed loop).",
+			applies: withTrace, AppliesTo: "trace workload"},
 	}
 }
+
+// withTrace: the workload replays a recorded kernel trace (trace_scenario.go).
+func withTrace(sc *Scenario) bool { return isKind(sc, WorkloadTrace) }
 
 // Applicability of the network and thread-per-connection knobs (schema.go has
 // the others).

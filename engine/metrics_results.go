@@ -59,6 +59,9 @@ func (s *Sim) ResultsWindow(i int) Results {
 	if rw, ok := s.wl.(*rtappWorkload); ok {
 		r.RTApp = rw.results(s)
 	}
+	if tw, ok := s.wl.(*traceWorkload); ok {
+		r.Trace = tw.results(s)
+	}
 	if wl := &s.sc.Workload; wl.Kind == WorkloadRequestServer && wl.TPCBScale > 0 {
 		r.RowLocks = rowLockResults(w, winNs, wl.TPCBScale)
 	}

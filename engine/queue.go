@@ -31,11 +31,12 @@ const (
 	evTick                       // a busy CPU's periodic scheduler tick (cpu; stale unless at its cfs.tickAt)
 	evRTPeriod                   // the RT bandwidth's period timer (stale unless at Sim.rtPeriodAt)
 	evDLTimer                    // a throttled deadline task's replenishment (arg: thread)
+	evTrace                      // a replayed trace thread's timed sleep or start (arg: its index)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer", "trace"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

@@ -38,24 +38,32 @@ func FuzzRTAppRun(f *testing.F) {
 		if sc.Validate() != nil {
 			return
 		}
-		s, err := NewSim(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetVisual(false)
-		s.RunUntil(2e6)
-		ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Resume(sc, ck)
-		if err != nil {
-			t.Fatalf("resume: %v", err)
-		}
-		r.SetVisual(false)
-		r.Run()
-		if r.NowNs() > r.EndNs() {
-			t.Fatalf("ran to %d ns, past the horizon %d", r.NowNs(), r.EndNs())
-		}
+		runResumedMidway(t, sc, 2e6)
 	})
+}
+
+// runResumedMidway runs sc to atNs, checkpoints it, resumes the checkpoint
+// and runs it to the horizon, which it must not pass; it returns the results.
+func runResumedMidway(t *testing.T, sc Scenario, atNs int64) Results {
+	t.Helper()
+	s, err := NewSim(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	s.RunUntil(atNs)
+	ck, err := s.AppendCheckpoint(nil, CheckpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resume(sc, ck)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	r.SetVisual(false)
+	res := r.Run()
+	if r.NowNs() > r.EndNs() {
+		t.Fatalf("ran to %d ns, past the horizon %d", r.NowNs(), r.EndNs())
+	}
+	return res
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"maps"
 	"slices"
+
+	"schedplay/kerneltrace"
 )
 
 // The scenario schema: everything a run depends on, as one versioned JSON document.
@@ -236,7 +238,7 @@ const (
 // Workload describes the threads and their wake pattern.
 type Workload struct {
 	// Kind is request_server, commit, idle, hackbench, sync_pairs,
-	// thread_per_conn or rtapp (not offered as a choice: it needs RTApp).
+	// thread_per_conn, rtapp or trace (the last two need RTApp or Trace).
 	Kind string `json:"kind"`
 	// Clients is the closed-loop concurrency: client connections (each served by its
 	// own backend thread) for request_server and thread_per_conn, writer threads
@@ -322,6 +324,10 @@ type Workload struct {
 	// RTApp is the rt-app description run by workload.kind "rtapp": the JSON
 	// text of an rt-app file (at most MaxRTAppBytes; rtapp_scenario.go).
 	RTApp string `json:"rtapp,omitzero"`
+	// TraceAllTimed and Trace: workload.kind "trace"'s switch and model
+	// (trace_scenario.go); a value: AppendBinaryValue takes no pointers.
+	TraceAllTimed bool              `json:"trace_all_timed,omitzero"`
+	Trace         kerneltrace.Model `json:"trace,omitzero"`
 }
 
 // SyncPairs is a saturated machine with WAKE_SYNC ping-pong on it

@@ -107,6 +107,8 @@ func NewSimScx(sc Scenario, compile ScxCompiler) (*Sim, error) {
 		s.wl = newThreadPerConn(s)
 	case WorkloadRTApp:
 		s.wl = newRTAppWorkload(s)
+	case WorkloadTrace:
+		s.wl = newTraceWorkload(s)
 	default:
 		s.wl = idleWorkload{}
 	}

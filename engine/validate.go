@@ -74,6 +74,15 @@ func (sc *Scenario) Validate() error {
 		}
 	}
 
+	if len(w.Trace.Threads) > 0 && w.Kind != WorkloadTrace {
+		v.fail("workload.trace", "is set, but workload.kind is %q: a trace's model runs under workload.kind=%s", w.Kind, WorkloadTrace)
+	}
+	if w.Kind == WorkloadTrace && v.err == nil {
+		if err := checkTraceModel(&w.Trace); err != nil {
+			v.err = err
+		}
+	}
+
 	if len(sc.Arms) > MaxArms {
 		v.fail("arms", "has %d arms, above the limit %d", len(sc.Arms), MaxArms)
 	}

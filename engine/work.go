@@ -139,6 +139,10 @@ func CheckWork(sc Scenario) error {
 		return fieldErr("workload.hackbench.fds", "%s to finish%s: groups %d x senders %d x receivers %d x loops %d is %d messages; lower workload.hackbench.fds, groups or loops",
 			est, limit, hb.Groups, hb.FDs, hb.FDs, hb.Loops, msgs)
 	}
+	if sc.Workload.Kind == WorkloadTrace {
+		return fieldErr("duration_ms", "%s over %d ms%s: lower duration_ms, or replay a narrower window or fewer processes of the trace (--window, --process)",
+			est, sc.DurationMs, limit)
+	}
 	if sc.Workload.Kind == WorkloadRTApp {
 		return fieldErr("duration_ms", "%s over %d ms%s: lower duration_ms, or the rt-app description's instances or the events of its busiest loops (workload.rtapp)",
 			est, sc.DurationMs, limit)

@@ -50,6 +50,9 @@ type builder struct {
 	live      map[int32]*live // the current generation of each tid
 	st        []*live         // per ThreadID
 	hasWaking bool
+	// onCPU is the thread each CPU last switched to (nil: idle): a switch
+	// there from another thread means its switch-out was lost.
+	onCPU map[int32]*live
 }
 
 // Build turns a trace into a replay model (see model.go). It never fails on
@@ -64,7 +67,7 @@ func Build(tr *Trace, opts Options) (*Model, error) {
 	if opts.CPUs < 0 || opts.CPUs > MaxCPUs {
 		return nil, fmt.Errorf("kerneltrace: Options.CPUs: %d is outside [0, %d]", opts.CPUs, MaxCPUs)
 	}
-	b := &builder{tr: tr, opts: opts, m: &Model{CPUs: tr.CPUs}, live: make(map[int32]*live)}
+	b := &builder{tr: tr, opts: opts, m: &Model{CPUs: tr.CPUs}, live: make(map[int32]*live), onCPU: make(map[int32]*live)}
 	if opts.CPUs > 0 {
 		b.m.CPUs = opts.CPUs
 	}
@@ -211,6 +214,16 @@ func (b *builder) event(e *Event) {
 }
 
 func (b *builder) switchOut(e *Event) {
+	if c := b.onCPU[e.CPU]; c != nil && c.state == stRunning && c.cpu == e.CPU && (e.PrevPid <= 0 || b.live[e.PrevPid] != c) {
+		// The CPU switches from another thread than the one it last
+		// switched to: that one's switch-out was lost (a tracefs text
+		// trace can miss one). It ran until now at most; take it as
+		// preempted, not as running to the trace's end.
+		b.flush(c, e.Ts)
+		c.state, c.readySince, c.wokenAt = stRunnable, e.Ts, -1
+		b.m.Counts.LostSwitches++
+	}
+	delete(b.onCPU, e.CPU)
 	if e.PrevPid <= 0 { // idle (swapper), or unknown (a compact first switch)
 		return
 	}
@@ -286,6 +299,7 @@ func (b *builder) switchIn(e *Event) {
 	}
 	n.fresh = false
 	n.cpu, n.state, n.runStart, n.wokenAt = e.CPU, stRunning, e.Ts, -1
+	b.onCPU[e.CPU] = n
 }
 
 func (b *builder) waking(e *Event) {

@@ -41,8 +41,8 @@ func (b *builder) finish() {
 			RunnableMs:   float64(l.runnableNs) / 1e6,
 			Migrations:   l.migrations,
 			Wakeups:      l.wakeup,
-			WakeLatP50Us: percentileUs(l.lat, 50),
-			WakeLatP99Us: percentileUs(l.lat, 99),
+			WakeLatP50Us: PercentileUs(l.lat, 50),
+			WakeLatP99Us: PercentileUs(l.lat, 99),
 		}
 	}
 }
@@ -72,7 +72,7 @@ func (b *builder) dropCur(l *live) {
 }
 
 // percentileUs is the nearest-rank percentile of ns samples, in µs (0 if none).
-func percentileUs(ns []int64, p int) float64 {
+func PercentileUs(ns []int64, p int) float64 {
 	if len(ns) == 0 {
 		return 0
 	}
@@ -142,6 +142,6 @@ func processes(m *Model, lat [][]int64, comm map[int32]string) {
 			f.Wakeups += r.Wakeups
 			all = append(all, lat[id]...)
 		}
-		f.WakeLatP50Us, f.WakeLatP99Us = percentileUs(all, 50), percentileUs(all, 99)
+		f.WakeLatP50Us, f.WakeLatP99Us = PercentileUs(all, 50), PercentileUs(all, 99)
 	}
 }

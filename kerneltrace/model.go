@@ -55,61 +55,62 @@ func (k EndKind) String() string {
 
 // End is what ends a segment.
 type End struct {
-	Kind EndKind
+	Kind EndKind `json:"kind,omitzero"`
 	// Waker (EndWakeBy) or parent (EndSpawned), its segment and its progress
 	// in that segment, in ns of run time.
-	Waker    ThreadID
-	WakerSeg int32
-	AtNs     int64
+	Waker    ThreadID `json:"waker,omitzero"`
+	WakerSeg int32    `json:"waker_seg,omitzero"`
+	AtNs     int64    `json:"at_ns,omitzero"`
 	// SleepNs is the recorded time from the block to the wakeup (EndWakeBy
 	// and EndTimer): EndTimer's length, and what an all-timed replay uses.
-	SleepNs int64
+	SleepNs int64 `json:"sleep_ns,omitzero"`
 	// Child of EndSpawn.
-	Child ThreadID
+	Child ThreadID `json:"child,omitzero"`
 	// AtTs is when it happened in the trace (ns, trace clock): to turn an
 	// edge into a timer when its other end is filtered out.
-	AtTs int64
+	AtTs int64 `json:"at_ts,omitzero"`
 }
 
 // Wake is an edge seen from the waker: at AtNs of its segment it wakes Wakee,
 // ending Wakee's segment WakeeSeg (-1: releasing Wakee's Start).
 type Wake struct {
-	Wakee    ThreadID
-	WakeeSeg int32
-	AtNs     int64
+	Wakee    ThreadID `json:"wakee,omitzero"`
+	WakeeSeg int32    `json:"wakee_seg,omitzero"`
+	AtNs     int64    `json:"at_ns,omitzero"`
 }
 
 // Segment is a stretch of run time and what ends it.
 type Segment struct {
-	RunNs int64
+	RunNs int64 `json:"run_ns,omitzero"`
 	// Wakes are the wakeups this segment makes, in progress order.
-	Wakes []Wake
-	End   End
+	Wakes []Wake `json:"wakes,omitzero"`
+	End   End    `json:"end,omitzero"`
 }
 
 // Thread is one thread of the trace: a tid and a generation (pids are reused).
 type Thread struct {
-	Tid int32
+	Tid int32 `json:"tid,omitzero"`
 	// Gen counts earlier threads with this tid in the trace (0 for the first).
-	Gen  int32
-	Tgid int32
+	Gen  int32 `json:"gen,omitzero"`
+	Tgid int32 `json:"tgid,omitzero"`
 	// Names in the order the thread had them (task_rename adds one).
-	Names []string
-	Prio  int32
+	Names []string `json:"names,omitzero"`
+	Prio  int32    `json:"prio,omitzero"`
 	// PinnedCPU is the CPU a per-CPU kernel thread (ksoftirqd/3, kworker/3:1,
 	// migration/3) is bound to; -1 otherwise. Affinity is not in sched
 	// events: the name suffix is the evidence.
-	PinnedCPU int32
+	PinnedCPU int32 `json:"pinned_cpu,omitzero"`
 	// Start says when the thread starts (EndTimer from the replay's start,
 	// EndWakeBy, EndSpawned).
-	Start    End
-	Segments []Segment
+	Start    End       `json:"start,omitzero"`
+	Segments []Segment `json:"segments,omitzero"`
 	// CutFirst and CutLast say the thread's first or last stretch was cut:
 	// it ran before the trace (or window) began, or was still running,
 	// runnable or blocked without a wakeup when it ended.
-	CutFirst, CutLast bool
+	CutFirst bool `json:"cut_first,omitzero"`
+	CutLast  bool `json:"cut_last,omitzero"`
 	// Recorded are the trace's own figures for this thread.
-	Recorded Figures
+	Recorded Figures `json:"recorded,omitzero"`
 }
 
 // Name is the thread's last name.
@@ -134,36 +135,49 @@ type Figures struct {
 
 // Process groups threads by tgid.
 type Process struct {
-	Pid      int32
-	Name     string
-	Threads  []ThreadID
-	Recorded Figures
+	Pid      int32      `json:"pid,omitzero"`
+	Name     string     `json:"name,omitzero"`
+	Threads  []ThreadID `json:"threads,omitzero"`
+	Recorded Figures    `json:"recorded,omitzero"`
 }
 
 // Counts says what Build cut, ignored or turned into timers, so a report can
 // say how faithful the model is.
 type Counts struct {
-	Events int
+	Events int `json:"events,omitzero"`
 	// CutFirst and CutLast count threads whose first or last stretch was cut.
-	CutFirst, CutLast int
+	CutFirst int `json:"cut_first,omitzero"`
+	CutLast  int `json:"cut_last,omitzero"`
 	// Spurious counts wakeups of a thread already running or runnable.
-	Spurious int
+	Spurious int `json:"spurious,omitzero"`
 	// WakeEdges and Timers count segment ends of each kind; TimerReasons
 	// splits Timers by why the wakeup was not an edge.
-	WakeEdges, Timers, Spawns, Exits                                 int
-	TimerIdle, TimerIRQ, TimerKernel, TimerIOWait, TimerUnknownWaker int
+	WakeEdges         int `json:"wake_edges,omitzero"`
+	Timers            int `json:"timers,omitzero"`
+	Spawns            int `json:"spawns,omitzero"`
+	Exits             int `json:"exits,omitzero"`
+	TimerIdle         int `json:"timer_idle,omitzero"`
+	TimerIRQ          int `json:"timer_irq,omitzero"`
+	TimerKernel       int `json:"timer_kernel,omitzero"`
+	TimerIOWait       int `json:"timer_io_wait,omitzero"`
+	TimerUnknownWaker int `json:"timer_unknown_waker,omitzero"`
 	// Dropped counts threads left out by Options' filters.
-	Dropped int
+	Dropped int `json:"dropped,omitzero"`
+	// LostSwitches counts switches on a CPU from another thread than the
+	// one it last switched to: that one's switch-out is missing from the
+	// trace, and it is taken as preempted there.
+	LostSwitches int `json:"lost_switches,omitzero"`
 }
 
 // Model is a trace turned into a replayable workload.
 type Model struct {
-	CPUs int
+	CPUs int `json:"cpus,omitzero"`
 	// StartNs and EndNs are the window of the trace the model covers.
-	StartNs, EndNs int64
-	Threads        []Thread
-	Processes      []Process
-	Counts         Counts
+	StartNs   int64     `json:"start_ns,omitzero"`
+	EndNs     int64     `json:"end_ns,omitzero"`
+	Threads   []Thread  `json:"threads,omitzero"`
+	Processes []Process `json:"processes,omitzero"`
+	Counts    Counts    `json:"counts,omitzero"`
 }
 
 // Options shape Build.

@@ -141,6 +141,8 @@ func workloadLabel(sc engine.Scenario) string {
 		return fmt.Sprintf("%d connections", w.Clients)
 	case engine.WorkloadRTApp:
 		return rtappLabel(w.RTApp)
+	case engine.WorkloadTrace:
+		return fmt.Sprintf("trace: %d threads", len(w.Trace.Threads))
 	}
 	return fmt.Sprintf("%d clients", w.Clients)
 }

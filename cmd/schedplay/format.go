@@ -39,7 +39,9 @@ func metrics(r engine.Results) []metric {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" {
+			if !f.IsExported() || name == "-" || prefix == "" && name == "trace" {
+				// A replayed trace's figures are per thread and process:
+				// writeTraceTable prints them, the JSON has them all.
 				continue
 			}
 			if name == "" {
@@ -153,6 +155,8 @@ func scenarioLine(sc engine.Scenario) string {
 		size = fmt.Sprintf("%d tasks", 2*w.Hackbench.Groups*w.Hackbench.FDs)
 	case engine.WorkloadSyncPairs:
 		size = fmt.Sprintf("%d spinners + %d pairs", w.SyncPairs.Spinners, w.SyncPairs.Pairs)
+	case engine.WorkloadTrace:
+		size = fmt.Sprintf("%d threads", len(w.Trace.Threads))
 	}
 	return fmt.Sprintf("%s: %d vCPUs %s, %s, %s %s, seed %d, measured %d-%d ms",
 		sc.Name, sc.Machine.VCPUs, sc.Machine.Platform, sc.Sched.Policy, w.Kind, size,
@@ -174,6 +178,7 @@ func writeRunTable(w io.Writer, sc engine.Scenario, r engine.Results) error {
 	writeScxExit(&b, r.ScxExit)
 	writeScxWaiting(&b, r.ScxWaiting, int64(math.Round(r.SimSeconds*1e9)))
 	writeRTAppTable(&b, r.RTApp)
+	writeTraceTable(&b, r.Trace)
 	if len(r.Series) > 0 {
 		writeSeries(&b, r.Series)
 	}

@@ -44,7 +44,9 @@ func scenarioFields(t *testing.T) []string {
 			switch {
 			case !f.IsExported() || tag == "-":
 			case path == "version" || path == "name" || path == "description":
-			case path == "sched.scx.source" || path == "workload.rtapp":
+			case path == "sched.scx.source" || path == "workload.rtapp" || path == "workload.trace":
+				// Programs and data given whole (a policy, an rt-app file, a
+				// trace's model), not knobs.
 			case f.Type.Kind() == reflect.Struct:
 				walk(f.Type, path+".")
 			case f.Type.Kind() == reflect.Slice || f.Type.Kind() == reflect.Map:
@@ -120,7 +122,7 @@ func TestKnobsListsEverySettableField(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ path, value string }{
-		{"sched.policy", "scx"}, {"workload.kind", "rtapp"},
+		{"sched.policy", "scx"}, {"workload.kind", "rtapp"}, {"workload.kind", "trace"},
 	} {
 		if r := listed[tc.path]; !slices.Contains(strings.Split(r["range"], " | "), tc.value) {
 			t.Errorf("%s lists %q, without %s", tc.path, r["range"], tc.value)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -20,12 +19,17 @@ type source struct {
 	// the preset name.
 	label string
 	data  []byte
+	// trace shapes the model of a kernel trace (tracewrap.go).
+	trace traceOpts
 }
 
 // decode applies knob overrides and validates; errors name the source and the
 // field's dotted path ("tpcb-32vcpu: machine.vcpus: 0 is below the minimum 1").
 func (s source) decode(sets ...string) (engine.Scenario, error) {
 	data := s.data
+	if looksTrace(data) {
+		return decodeTrace(data, s.label, s.trace, sets)
+	}
 	if rtapp.Detect(data) {
 		var err error
 		if data, err = wrapRTApp(data, strings.TrimSuffix(path.Base(s.label), ".json")); err != nil {
@@ -62,7 +66,7 @@ func (s source) decodeToRun(sets ...string) (engine.Scenario, error) {
 // preset, so "schedplay run tpcb-32vcpu" works from any directory.
 func (a *app) load(arg string) (source, error) {
 	if arg == "-" {
-		data, err := readLimited(a.stdin)
+		data, err := readSource(a.stdin)
 		if err != nil {
 			return source{}, fmt.Errorf("reading stdin: %w", err)
 		}
@@ -71,7 +75,7 @@ func (a *app) load(arg string) (source, error) {
 	f, err := os.Open(arg)
 	if err == nil {
 		defer f.Close()
-		data, err := readLimited(f)
+		data, err := readSource(f)
 		if err != nil {
 			return source{}, fmt.Errorf("reading %s: %w", arg, err)
 		}
@@ -88,13 +92,6 @@ func (a *app) load(arg string) (source, error) {
 	}
 	return source{}, fmt.Errorf("%s: no such file, and no preset of that name (presets: %s)",
 		arg, strings.Join(a.presetNames(), ", "))
-}
-
-// readLimited reads at most one byte more than a scenario may hold, so that an
-// endless stdin or a huge file is refused by DecodeScenario's size check without
-// being read whole.
-func readLimited(r io.Reader) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(r, engine.MaxScenarioBytes+1))
 }
 
 // presetNames lists the presets (examples/NAME.json) in name order.

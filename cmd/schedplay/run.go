@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -10,8 +11,9 @@ import (
 
 // cmdRun: schedplay run FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv]
 // [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR]
+// [--window FROM:TO] [--process NAME|PID ...]
 func (a *app) cmdRun(args []string) error {
-	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR]")
+	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR] [--window FROM:TO] [--process NAME|PID ...]")
 	var sets stringList
 	format := formatFlag("table")
 	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
@@ -28,6 +30,9 @@ func (a *app) cmdRun(args []string) error {
 	fs.StringVar(&cf.from, "from", "", "resume the run from a checkpoint `file` of the same scenario (and --set) instead of time zero")
 	var logDir string
 	fs.StringVar(&logDir, "rtapp-log", "", "also write rt-app's per-thread logs (rt-app-TASK-N.log, log_timing's columns) into `dir` (an rt-app workload)")
+	var to traceOpts
+	fs.StringVar(&to.window, "window", "", "replay only `FROM:TO`, ms from the first event, of a kernel trace (FILE a Perfetto, ftrace-text or trace.dat file)")
+	fs.Var(&to.processes, "process", "replay only the kernel trace's process `NAME or PID` (repeatable); its wakeups by others become timed sleeps")
 	pos, err := parse(fs, args, a)
 	if err != nil {
 		return err
@@ -42,6 +47,10 @@ func (a *app) cmdRun(args []string) error {
 	if err := cf.check(fs, tf); err != nil {
 		return err
 	}
+	if (to.window != "" || len(to.processes) > 0) && !looksTrace(src.data) {
+		return &usageError{fs, fmt.Errorf("--window and --process select from a kernel trace, and %s is not one (Perfetto, ftrace text or trace.dat)", src.label)}
+	}
+	src.trace = to
 	if pf.path != "" {
 		// --policy replaces the scheduler: the scenario is checked under
 		// it, so that what only a policy may take (an rt-app task's nice,

@@ -100,14 +100,14 @@ func targets() []target {
 }
 
 // inputDirs are the directories whose files go into the wasm: the js/wasm shells,
-// the view model and its drawing vocabulary, the engine and the rt-app decoder it
-// links, the trace writer (the worker's trace downloads), the embedded presets and
+// the view model and its drawing vocabulary, the engine and the rt-app decoder and
+// kernel-trace model it links, the trace writer (the worker's trace downloads), the embedded presets and
 // lessons, the calibration's verdict table (docs) and the share-states route
 // (internal/shareapi); go.mod and go.sum pin the dependencies. They are the saved
 // states' inputs too (EnsureCheckpoints). TestInputDirsCoverTheBundle keeps the
 // list whole.
 func inputDirs() []string {
-	return []string{"engine", "rtapp", "trace", "view", "playground", "wasm", "examples", "docs", "internal/shareapi", "scxstar"}
+	return []string{"engine", "rtapp", "kerneltrace", "trace", "view", "playground", "wasm", "examples", "docs", "internal/shareapi", "scxstar"}
 }
 
 // EnsureBuilt builds each program of the bundle under repoRoot whose wasm is
