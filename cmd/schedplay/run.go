@@ -21,7 +21,7 @@ func (a *app) cmdRun(args []string) error {
 	var pf policyFlag
 	fs.StringVar(&pf.path, "policy", "", "run a sched_ext policy written in Starlark from `file` (sched.policy=scx; docs/policies.md)")
 	var tf traceFlags
-	fs.StringVar(&tf.path, "trace", "", "also write a Chrome trace-event `file` (Perfetto, chrome://tracing)")
+	fs.StringVar(&tf.path, "trace", "", "also write a trace `file`: Perfetto's protobuf when it ends in .pftrace, .perfetto-trace or .pb (ftrace sched events, readable back with schedplay run), else Chrome trace-event JSON (Perfetto, chrome://tracing)")
 	fs.Float64Var(&tf.fromMs, "trace-from-ms", -1, "start of the traced window in simulated `ms` (default: end of warm-up)")
 	fs.Float64Var(&tf.lenMs, "trace-ms", 20, "length of the traced window in simulated `ms` (300-400 KB per ms at 32 vCPUs)")
 	var cf checkpointFlags

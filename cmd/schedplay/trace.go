@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strings"
 
 	"schedplay/engine"
 	"schedplay/trace"
@@ -43,7 +44,11 @@ func writeTrace(sim *engine.Sim, o traceFlags) (err error) {
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<16)
-	if _, err := trace.Write(w, sim, trace.WindowOptions(from, until)); err != nil {
+	write := trace.Write
+	if perfettoPath(o.path) {
+		write = trace.WritePerfetto
+	}
+	if _, err := write(w, sim, trace.WindowOptions(from, until)); err != nil {
 		return fmt.Errorf("--trace: %w", err)
 	}
 	if err := w.Flush(); err != nil {
@@ -51,4 +56,16 @@ func writeTrace(sim *engine.Sim, o traceFlags) (err error) {
 	}
 	sim.Run()
 	return nil
+}
+
+// perfettoPath says whether a --trace file is to be Perfetto's protobuf (by
+// the names Perfetto's own tools give one: .pftrace, .perfetto-trace, .pb)
+// rather than Chrome's trace-event JSON.
+func perfettoPath(path string) bool {
+	for _, ext := range []string{".pftrace", ".perfetto-trace", ".pb"} {
+		if strings.HasSuffix(path, ext) {
+			return true
+		}
+	}
+	return false
 }
