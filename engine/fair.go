@@ -21,21 +21,10 @@ import "schedplay/rtapp"
 // nice0Load is NICE_0_LOAD (scale_load_down'd): the weight of nice 0.
 const nice0Load = 1024
 
-// niceWeight is sched_prio_to_weight[nice+20] (kernel/sched/core.c): each nice
-// step is about 10% of CPU between two tasks, a factor of 1.25.
-func niceWeight(nice int) int64 {
-	w := [40]int64{
-		88761, 71755, 56483, 46273, 36291,
-		29154, 23254, 18705, 14949, 11916,
-		9548, 7620, 6100, 4904, 3906,
-		3121, 2501, 1991, 1586, 1277,
-		1024, 820, 655, 526, 423,
-		335, 272, 215, 172, 137,
-		110, 87, 70, 56, 45,
-		36, 29, 23, 18, 15,
-	}
-	return w[min(max(nice, -20), 19)+20]
-}
+// niceWeight is sched_prio_to_weight[nice+20] (kernel/sched/core.c,
+// niceToWeight): each nice step is about 10% of CPU between two tasks, a
+// factor of 1.25. A nice outside -20..19 is clamped.
+func niceWeight(nice int) int64 { return niceToWeight()[min(max(nice, -20), 19)+20] }
 
 // weightIdlePrio is WEIGHT_IDLEPRIO, a SCHED_IDLE task's weight.
 const weightIdlePrio = 3

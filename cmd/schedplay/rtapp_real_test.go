@@ -47,16 +47,7 @@ var realRTAppCases = []struct {
 }
 
 func TestRTAppAgainstRealRTApp(t *testing.T) {
-	bin, err := exec.LookPath("rt-app")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("rt-app is not installed: .ci/run installs Debian's rt-app package")
-		}
-		t.Skip("rt-app is not installed (apt-get install rt-app)")
-	}
-	if testing.Short() {
-		t.Skip("runs rt-app for a second a case")
-	}
+	bin := realRTApp(t)
 	for _, tc := range realRTAppCases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
