@@ -1,3 +1,5 @@
+//go:build !notrace
+
 package engine
 
 import "schedplay/kerneltrace"
@@ -8,47 +10,6 @@ import "schedplay/kerneltrace"
 // that a review reads "what would this scheduler have done with my machine's
 // work?" off one row.
 
-// TraceResults are workload.kind=trace's figures.
-type TraceResults struct {
-	// CPUs is the recorded machine's CPU count (the replay's is the
-	// scenario's machine.vcpus).
-	CPUs int `json:"cpus"`
-	// AllTimed says every wakeup was replayed as a timed sleep
-	// (workload.trace_all_timed).
-	AllTimed bool `json:"all_timed,omitzero"`
-	// Unfinished counts threads not done when the run ended: still running
-	// their segments, or waiting for a wakeup, at the horizon.
-	Unfinished int                  `json:"unfinished"`
-	Threads    []TraceThreadResult  `json:"threads"`
-	Processes  []TraceProcessResult `json:"processes"`
-	// Counts are what building the model cut, ignored or made timers of.
-	Counts kerneltrace.Counts `json:"counts"`
-}
-
-// TraceThreadResult is one thread: its tid (and generation, when the trace
-// reused the tid), its process, and its figures as recorded and as replayed.
-type TraceThreadResult struct {
-	Name     string              `json:"name"`
-	Tid      int32               `json:"tid"`
-	Gen      int32               `json:"gen,omitzero"`
-	Pid      int32               `json:"pid"`
-	Recorded kerneltrace.Figures `json:"recorded"`
-	Replayed kerneltrace.Figures `json:"replayed"`
-	// Done says the replay ran all of its segments.
-	Done bool `json:"done"`
-}
-
-// TraceProcessResult sums a process's threads.
-type TraceProcessResult struct {
-	Name     string              `json:"name"`
-	Pid      int32               `json:"pid"`
-	Threads  int                 `json:"threads"`
-	Recorded kerneltrace.Figures `json:"recorded"`
-	Replayed kerneltrace.Figures `json:"replayed"`
-}
-
-// results reads the figures at the current time. Results are per run, not
-// per measured window: a trace is replayed whole.
 func (w *traceWorkload) results(s *Sim) TraceResults {
 	m := w.model
 	r := TraceResults{CPUs: m.CPUs, AllTimed: w.allTimed, Counts: m.Counts,

@@ -1,3 +1,5 @@
+//go:build !notrace
+
 package engine
 
 import (
@@ -25,17 +27,6 @@ import (
 // recorded length (LinSched) instead of a dependency on its waker (perf sched
 // replay's closed loop, the default); a spawn becomes a start at its recorded
 // time.
-
-// WorkloadTrace is the kind that replays workload.trace.
-const WorkloadTrace = "trace"
-
-// Limits of a trace's model: threads (each an engine thread, created at the
-// start), segments in all, and one run or sleep (an hour: the CLI's horizon).
-const (
-	MaxTraceThreads  = 4096
-	MaxTraceSegments = 4 << 20
-	maxTraceNs       = MaxCLIDurationMs * 1_000_000
-)
 
 // checkTraceModel checks a model the way kerneltrace.Build makes one: every
 // thread and segment an edge names exists, and each wake edge is listed on

@@ -84,6 +84,10 @@ type target struct {
 // interface calls into direct ones: under js/wasm, where every call spills
 // what is live to the Go stack in linear memory, that takes about 6% off
 // hackbench's comparison, for 21 KB of gzip. Inlining changes no result.
+// Every wasm build leaves the engine's trace replay out (the notrace tag,
+// engine/trace_off.go): the page cannot open a trace yet, and the replay is
+// 20 KB of brotli the policy worker's budget has no room for.
+//
 // The policy worker is not (-pgo=off): there a policy's Starlark callbacks
 // take most of the time, and the 19 KB of brotli PGO adds would take the
 // policy's parts over their budget now that the engine has Linux's
@@ -93,9 +97,9 @@ func targets() []target {
 		"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l",
 		"-gcflags=schedplay/rtapp=-l", "-gcflags=schedplay/view=-l"}
 	return []target{
-		{"./wasm", WasmPath, GzipPath, "", []string{"-gcflags=all=-l", "-gcflags=runtime="}},
-		{"./wasm/worker", WorkerPath, WorkerGzipPath, "", worker},
-		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx", append(worker, "-gcflags=go.starlark.net/starlark=", "-gcflags=go.starlark.net/starlarkstruct=", "-pgo=off")},
+		{"./wasm", WasmPath, GzipPath, "notrace", []string{"-gcflags=all=-l", "-gcflags=runtime="}},
+		{"./wasm/worker", WorkerPath, WorkerGzipPath, "notrace", worker},
+		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx,notrace", append(worker, "-gcflags=go.starlark.net/starlark=", "-gcflags=go.starlark.net/starlarkstruct=", "-pgo=off")},
 	}
 }
 
