@@ -11,7 +11,8 @@ import (
 
 // The trace workload (workload.kind=trace, trace_scenario.go): the threads of
 // a recorded trace's model, each running its segments in order as
-// ../shared/TRACES.md section 3 and kerneltrace/model.go describe them.
+// docs/mechanisms.md (Replaying a recorded trace) and kerneltrace/model.go
+// describe them.
 //
 // Every thread of the model is an engine thread from time 0, blocked until
 // its Start releases it: a timer (its recorded start, from the replay's

@@ -30,7 +30,7 @@
 // progress, a timed sleep, a spawn, an exit), and the figures the trace
 // records (CPU time, wake-to-run latency, runnable time, migrations) per thread
 // and per process. It is a pure data transform; running the model under a
-// simulated scheduler is the engine's job. ../shared/TRACES.md section 3 has
-// the reasoning behind the model and its pitfalls; model.go says which rule
+// simulated scheduler is the engine's job. docs/mechanisms.md (Replaying a
+// recorded trace) has the model and its pitfalls; model.go says which rule
 // handles which.
 package kerneltrace

@@ -13,7 +13,7 @@ import (
 
 const tracefs = "/sys/kernel/tracing"
 
-// liveEvents are the sched events recorded (../shared/LINUX.md).
+// liveEvents are the sched events recorded (tracefs: docs/validation.md).
 var liveEventNames = [...]string{"sched_switch", "sched_waking", "sched_wakeup_new", "sched_process_fork", "sched_process_exit", "sched_process_exec"}
 
 // traceInstance makes a tracefs instance of its own, so the recording

@@ -16,7 +16,7 @@ import (
 	"schedplay/kerneltrace"
 )
 
-// A trace recorded on this machine (tracefs, ../shared/LINUX.md) of an
+// A trace recorded on this machine (tracefs, docs/validation.md) of an
 // rt-app description of our own, imported and replayed under
 // sched.policy=linux on the recorded CPU count: recorded and replayed
 // figures per thread (issue 35, item 6). The table goes in the test log,
