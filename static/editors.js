@@ -291,20 +291,21 @@
       const tasks = a.tasks || [];
       const hasClass = tasks.some((t) => t.class);
       const hasDL = tasks.some((t) => t.class === 'dl');
-      const cols = ['task', 'threads', 'loops', 'run / c_duration', 'period / c_period', 'wu_lat mean · max', 'slack mean · min', 'overruns',
-        ...(hasDL ? ['dl misses · throttles'] : [])];
+      // The deadline column comes early, where a narrow panel still shows it.
+      const cols = ['task', 'threads', 'loops', ...(hasDL ? ['dl misses · throttles'] : []), 'run / c_duration', 'period / c_period',
+        'wu_lat mean · max', 'slack mean · min', 'overruns'];
       const head = mk('tr', {}, ...cols.map((h) => mk('th', { scope: 'col', textContent: h })));
       const rows = tasks.map((t) => mk('tr', {},
         mk('th', { scope: 'row' }, mk('i', { className: 'swatch', style: 'background:' + (colour[t.name] || 'var(--dim)') }), t.name,
           ...(hasClass ? [mk('span', { className: 'class-tag class-' + t.class, textContent: className[t.class] || t.class })] : [])),
         mk('td', { textContent: t.finished + '/' + t.threads }),
         mk('td', { textContent: String(t.loops) }),
+        ...(hasDL ? [mk('td', { textContent: t.class === 'dl' ? (t.dl_misses || 0) + ' · ' + (t.dl_throttles || 0) : '–', className: t.dl_misses ? 'worse' : '' })] : []),
         mk('td', { textContent: fmtUs(t.run_mean_us) + ' / ' + fmtUs(t.c_duration_mean_us) }),
         mk('td', { textContent: fmtUs(t.period_mean_us) + (t.c_period_mean_us ? ' / ' + fmtUs(t.c_period_mean_us) : '') }),
         mk('td', { textContent: t.timed_loops ? fmtUs(t.wu_lat_mean_us || 0) + ' · ' + fmtUs(t.wu_lat_max_us || 0) : '–' }),
         mk('td', { textContent: t.timed_loops ? fmtUs(t.slack_mean_us || 0) + ' · ' + fmtUs(t.slack_min_us || 0) : '–' }),
-        mk('td', { textContent: String(t.overruns), className: t.overruns ? 'worse' : '' }),
-        ...(hasDL ? [mk('td', { textContent: t.class === 'dl' ? (t.dl_misses || 0) + ' · ' + (t.dl_throttles || 0) : '–', className: t.dl_misses ? 'worse' : '' })] : [])));
+        mk('td', { textContent: String(t.overruns), className: t.overruns ? 'worse' : '' })));
       const cap = mk('caption', { textContent: (w.arms.length > 1 ? 'Arm ' + a.arm + ': ' : '') + 'rt-app figures per task, over the run so far' });
       const ignored = (a.ignored || []).length ? mk('p', { className: 'note', textContent: 'Accepted, changing nothing modelled: ' + a.ignored.join('; ') }) : null;
       // How the description was read (repeated keys as workgen keeps
