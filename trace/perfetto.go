@@ -24,7 +24,8 @@ package trace
 //     instants named by the decision's kind on one track per deciding CPU,
 //     with the reason, target, thread and value as debug annotations.
 //
-// Threads are tid 1000+id of one process, pid 1000 "schedplay"; prio 120.
+// Threads are tid 1000+id of one process, pid 1000 "schedplay"; each thread's
+// prio is its class's and nice's (kernelPrio), 120 for a nice 0 fair task.
 // The engine's threads exist from the start and never exit, and it reports
 // no creation: no task_newtask, sched_wakeup_new or sched_process_exit is
 // written (kerneltrace reads a thread first seen woken as asleep since
@@ -82,6 +83,7 @@ type pfWriter struct {
 	err          error
 	cpus         []pfCPU
 	names        []string // per thread
+	prios        []int64  // per thread: its kernel prio (kernelPrio)
 	decTracks    []bool   // per CPU (+1: external): descriptor written
 	seqStarted   bool
 	stats        Stats
@@ -111,8 +113,10 @@ func WritePerfetto(w io.Writer, sim *engine.Sim, opts Options) (Stats, error) {
 	for _, t := range snap.Threads {
 		for t.ID >= len(pw.names) {
 			pw.names = append(pw.names, "")
+			pw.prios = append(pw.prios, pfPrio)
 		}
 		pw.names[t.ID] = t.Name
+		pw.prios[t.ID] = kernelPrio(t)
 	}
 	sim.Observe(pw.observe)
 	defer sim.Observe(nil)
@@ -173,6 +177,31 @@ func (pw *pfWriter) tid(thread int32) int32 {
 		return 0
 	}
 	return pfTidBase + thread
+}
+
+// kernelPrio is the prio a sched_switch shows for t (task_struct.prio):
+// 120 + nice for a fair task (a SCHED_IDLE one's nice is 0), 99 - its RT
+// priority for a real-time one, -1 for a deadline one. Outside the linux
+// policy every thread is a nice 0 fair task.
+func kernelPrio(t engine.ThreadSnap) int64 {
+	switch {
+	case t.Class == engine.ClassDL:
+		return -1
+	case t.Class == engine.ClassRT:
+		return 99 - int64(t.RTPrio)
+	case t.Weight > 0 && t.Weight != engine.WeightIdlePrio:
+		return 120 + int64(engine.NiceOfWeight(t.Weight))
+	}
+	return pfPrio
+}
+
+// prio is thread's prio as the wire carries an int32 (negative ones as
+// ten-byte varints); a thread started after the trace began has nice 0's.
+func (pw *pfWriter) prio(thread int32) uint64 {
+	if thread >= 0 && int(thread) < len(pw.prios) {
+		return uint64(pw.prios[thread])
+	}
+	return pfPrio
 }
 
 func (pw *pfWriter) comm(thread int32, cpu int) string {
@@ -269,11 +298,11 @@ func (pw *pfWriter) switchTo(cpu, next int32, prevState int64, at int64) {
 	}
 	sw := appendStr(nil, 1, pw.comm(prev, int(cpu)))
 	sw = appendVarint(sw, 2, uint64(pw.tid(prev)))
-	sw = appendVarint(sw, 3, pfPrio)
+	sw = appendVarint(sw, 3, pw.prio(prev))
 	sw = appendVarint(sw, 4, uint64(prevState))
 	sw = appendStr(sw, 5, pw.comm(next, int(cpu)))
 	sw = appendVarint(sw, 6, uint64(pw.tid(next)))
-	sw = appendVarint(sw, 7, pfPrio)
+	sw = appendVarint(sw, 7, pw.prio(next))
 	pw.ftrace(cpu, at, pw.tid(prev), 0, 4, sw) // FtraceEvent.sched_switch
 }
 
@@ -296,7 +325,7 @@ func (pw *pfWriter) waking(e engine.VisEvent) {
 	target := max(e.CPU, 0)
 	wk := appendStr(nil, 1, pw.comm(e.Thread, 0))
 	wk = appendVarint(wk, 2, uint64(pw.tid(e.Thread)))
-	wk = appendVarint(wk, 3, pfPrio)
+	wk = appendVarint(wk, 3, pw.prio(e.Thread))
 	wk = appendVarint(wk, 4, 1)
 	wk = appendVarint(wk, 5, uint64(target))
 	if pw.begun && e.AtNs >= pw.start {

@@ -92,3 +92,42 @@ func replayModel(t testing.TB, sc engine.Scenario, m *kerneltrace.Model) engine.
 	sim.SetVisual(false)
 	return sim.Run()
 }
+
+// TestPerfettoWritesClasses: a run's threads carry their class and nice into
+// the Perfetto trace as the kernel's prio (a SCHED_FIFO 50 task 49, a nice 10
+// task 130, a nice 0 one 120), and kerneltrace reads each thread's back.
+func TestPerfettoWritesClasses(t *testing.T) {
+	sc := engine.DefaultScenario()
+	sc.Machine.VCPUs, sc.DurationMs, sc.WarmupMs = 2, 50, 0
+	sc.Sched.Policy = "linux"
+	sc.Workload.Kind = engine.WorkloadRTApp
+	sc.Workload.RTApp = `{"tasks": {"rt": {"policy": "SCHED_FIFO", "priority": 50, "loop": -1, "run": 1000, "sleep": 1000},
+		"low": {"priority": 10, "loop": -1, "run": 1000, "sleep": 500}, "plain": {"loop": -1, "run": 700, "sleep": 700}}}`
+	var buf bytes.Buffer
+	if _, err := WritePerfetto(&buf, newSim(t, sc), Options{NoDecisions: true}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := kerneltrace.Read(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := kerneltrace.Build(tr, kerneltrace.Options{KeepCut: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int32{"rt-0": 49, "low-1": 130, "plain-2": 120}
+	for _, th := range m.Threads {
+		name := th.Name()
+		for prefix, prio := range want {
+			if len(name) >= len(prefix) && name[:len(prefix)] == prefix {
+				if th.Prio != prio {
+					t.Errorf("%s: prio %d read back, want %d", name, th.Prio, prio)
+				}
+				delete(want, prefix)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("threads not found in the trace read back: %v", want)
+	}
+}
