@@ -22,7 +22,12 @@ func BenchmarkEngineFanoutRowLocks(b *testing.B) {
 }
 
 func benchFanout(b *testing.B, sets ...string) {
-	sc := loadExample(b, "tpcb-32vcpu", append([]string{"workload.clients=64", "sched.wake_pull=true", "duration_ms=1000", "warmup_ms=100"}, sets...)...)
+	benchScenario(b, loadExample(b, "tpcb-32vcpu", append([]string{"workload.clients=64", "sched.wake_pull=true", "duration_ms=1000", "warmup_ms=100"}, sets...)...))
+}
+
+// benchScenario runs sc to its horizon once a loop and reports the events
+// simulated a second and a run.
+func benchScenario(b *testing.B, sc Scenario) {
 	var events int64
 	b.ReportAllocs()
 	for b.Loop() {
@@ -34,6 +39,7 @@ func benchFanout(b *testing.B, sets ...string) {
 		events += s.Events()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
 
 // BenchmarkBareHeapLoop is a discrete-event loop that does no work: pop the
@@ -113,17 +119,5 @@ func BenchmarkEngineHackbench(b *testing.B) {
 // class became EEVDF.
 func BenchmarkEngineHackbenchLinux(b *testing.B) {
 	sc := loadExample(b, "hackbench")
-	arm := loadExample(b, "hackbench", armSets(b, sc, "linux")...)
-	var events int64
-	b.ReportAllocs()
-	for b.Loop() {
-		s, err := NewSim(arm)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s.Run()
-		events += s.Events()
-	}
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	benchScenario(b, loadExample(b, "hackbench", armSets(b, sc, "linux")...))
 }
