@@ -302,6 +302,9 @@ type Results struct {
 	// RTApp are an rt-app workload's per-task figures (workload.kind=rtapp;
 	// rtapp_results.go); zero, and left out of the JSON, otherwise.
 	RTApp RTAppResults `json:"rtapp,omitzero"`
+	// TaskGroups is each task group's cpu.stat over the whole run
+	// (sched.policy=linux with task groups).
+	TaskGroups []TaskGroupResult `json:"task_groups,omitzero"`
 	// Trace are a replayed trace's per-thread and per-process figures,
 	// recorded beside replayed (workload.kind=trace; trace_results.go);
 	// zero, and left out of the JSON, otherwise.

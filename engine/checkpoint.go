@@ -84,6 +84,9 @@ var (
 	ErrCheckpointScenario = errors.New("checkpoint: another scenario")
 	// ErrCheckpointCorrupt: the checkpoint is truncated, damaged or not one.
 	ErrCheckpointCorrupt = errors.New("checkpoint: damaged")
+	// ErrCheckpointTaskGroups: a run with task groups has no checkpoints
+	// yet (their per-CPU queues are not written); it replays from its start.
+	ErrCheckpointTaskGroups = errors.New("checkpoint: a run with task groups (sched.groups, rt-app taskgroup) has no checkpoints; it replays from its start")
 )
 
 // CheckpointOptions say what a checkpoint keeps beyond the simulation state.
@@ -113,6 +116,9 @@ type CheckpointInfo struct {
 // events (after Step, RunUntil or RunUntilN returns), it resumes to exactly
 // the same run.
 func (s *Sim) AppendCheckpoint(dst []byte, o CheckpointOptions) ([]byte, error) {
+	if len(s.groups) > 0 {
+		return dst, ErrCheckpointTaskGroups
+	}
 	s.m.settle(s) // the integrals up to now (what they would hold had none been deferred)
 	wins := o.Windows
 	if wins == nil {

@@ -125,6 +125,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 	s.threads = make([]*thread, n)
 	for i := range s.threads {
 		s.threads[i] = &thread{id: i} // first, so references can resolve
+		s.threads[i].fair.owner = s.threads[i]
 	}
 	for i, t := range s.threads {
 		r.in("thread", i)

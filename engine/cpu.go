@@ -143,6 +143,7 @@ func (s *Sim) newThread(name string, role ThreadRole, cpuID int, pinned bool) *t
 	t := &thread{id: len(s.threads), name: name, role: role, cpu: cpuID, pinned: pinned, prio: 1, local: -1,
 		state: ThreadBlocked, wokenAtNs: -1, requeuedAtNs: -1, lastRanNs: math.MinInt64 / 2, lastCPU: cpuID,
 		fair: s.newFairEntity()}
+	t.fair.owner = t
 	s.threads = append(s.threads, t)
 	return t
 }
@@ -183,7 +184,7 @@ func (s *Sim) rqInsert(c *cpu, t *thread) {
 // rqRemove removes t from c's runqueue.
 func (s *Sim) rqRemove(c *cpu, t *thread) {
 	if s.fair && t.class == classFair {
-		c.cfs.sub(t)
+		s.fairRemove(c, t)
 	}
 	for i, x := range c.rq {
 		if x == t {
@@ -342,7 +343,7 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	c.dispatchNs = s.now
 	if s.fair {
 		if t.class == classFair {
-			s.setProtectSlice(c, t)
+			setProtectSlice(taskRQ(c, t), &t.fair)
 		}
 		s.startTick(c)
 	}

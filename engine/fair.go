@@ -55,22 +55,39 @@ type fairEntity struct {
 	// wakeup (check_preempt_wakeup_fair's normal_policy test); an idle one is
 	// preempted by any other.
 	batch, idle bool
+	// owner is the task whose entity this is; nil for a task group's entity
+	// on one CPU, whose own queue is my (fairgroup.go).
+	owner *thread
+	my    *fairRQ
+	// grp is a task's task group (nil: the root group).
+	grp *taskGroup
+	// A group entity's state on its parent queue: onRQ while queued, curr
+	// or delayed (se->on_rq); isCurr while the CPU's running task is below it.
+	onRQ, isCurr bool
 }
 
-// fairRQ is a CPU's cfs_rq, less the tree (the CPU's rq, in deadline order).
+// fairRQ is a cfs_rq: a CPU's root queue (cpu.cfs), or a task group's on
+// one CPU (fairgroup.go).
 type fairRQ struct {
 	zero  int64 // zero_vruntime: the reference the sums are kept against
 	sumWV int64 // sum_w_vruntime: Σ w·(v - zero) over the queued entities, curr excluded
 	sumW  int64 // sum_weight
+	// queued is the tree: the entities waiting, in deadline order (ties in
+	// arrival order), curr excluded. At the root without task groups they
+	// are the fair tasks of the CPU's rq, in the same order.
+	queued []*fairEntity
 	// resched is TIF_NEED_RESCHED as the fair class sets it (update_curr,
 	// check_preempt_wakeup_fair): the next reschedule point picks again.
 	resched bool
-	// delayed are DELAY_DEQUEUE'd entities: blocked tasks still counted in the
-	// sums until they are picked (and dequeued) or woken (and requeued).
-	delayed []*thread
+	// delayed are DELAY_DEQUEUE'd entities: blocked tasks (or emptied
+	// groups) still counted in the sums until they are picked (and dequeued)
+	// or woken (and requeued).
+	delayed []*fairEntity
 	// tickAt is when this CPU's next periodic tick is due, -1 when its tick
-	// is stopped (NOHZ idle).
+	// is stopped (NOHZ idle). Root only.
 	tickAt int64
+	// grq is the task group's part; nil at a CPU's root.
+	grq *groupRQ
 }
 
 // newFairEntity is a new task's entity: nice 0, the base slice, and placed
@@ -105,284 +122,271 @@ func calcDeltaFair(delta, weight int64) int64 {
 	return delta * nice0Load / weight
 }
 
-func (q *fairRQ) add(t *thread) {
-	q.sumWV += t.fair.weight * (t.fair.vruntime - q.zero)
-	q.sumW += t.fair.weight
-}
-
-func (q *fairRQ) sub(t *thread) {
-	q.sumWV -= t.fair.weight * (t.fair.vruntime - q.zero)
-	q.sumW -= t.fair.weight
-}
-
-// sums is avg_vruntime's numerator and denominator, curr included.
-func (q *fairRQ) sums(curr *thread) (sum, load int64) {
-	sum, load = q.sumWV, q.sumW
-	if curr != nil {
-		sum += curr.fair.weight * (curr.fair.vruntime - q.zero)
-		load += curr.fair.weight
-	}
-	return sum, load
-}
-
-// avgVruntime is avg_vruntime: V, the weighted mean vruntime (rounded down).
-func (q *fairRQ) avgVruntime(curr *thread) int64 {
-	sum, load := q.sums(curr)
-	if load == 0 {
-		return q.zero
-	}
-	if sum < 0 {
-		sum -= load - 1 // floor, as div_s64 after the kernel's adjustment
-	}
-	return q.zero + sum/load
-}
-
-// eligible is vruntime_eligible: v <= V, without the division.
-func (q *fairRQ) eligible(curr *thread, v int64) bool {
-	sum, load := q.sums(curr)
-	return sum >= (v-q.zero)*load
-}
-
-// rebase moves zero to V when curr's key has grown large, so that Σ w·key
-// stays far from overflow (the kernel moves zero_vruntime along for the
-// same reason, update_zero_vruntime).
-func (q *fairRQ) rebase(curr *thread) {
-	if k := curr.fair.vruntime - q.zero; k < 1<<32 && k > -(1<<32) {
-		return
-	}
-	z := q.avgVruntime(curr)
-	q.sumWV -= (z - q.zero) * q.sumW
-	q.zero = z
-}
-
-// fairCurr is c's running task as its cfs_rq's curr, or nil (idle, or a
-// task of another class running).
-func fairCurr(c *cpu) *thread {
-	if c.cur != nil && c.cur.class == classFair {
-		return c.cur
-	}
-	return nil
-}
-
-// firstFair is the index of c's first fair task: the real-time and deadline
-// tasks come first in its queue (rt.go).
-func firstFair(c *cpu) int {
-	i := 0
-	for i < len(c.rq) && c.rq[i].class != classFair {
-		i++
-	}
-	return i
-}
-
 // lagLimit is update_entity_lag's clamp: a weighted max(2 slices, a tick).
-func (s *Sim) lagLimit(t *thread) int64 {
-	return calcDeltaFair(max(2*t.fair.slice, s.tickNs), t.fair.weight)
+func (s *Sim) lagLimit(e *fairEntity) int64 {
+	return calcDeltaFair(max(2*e.slice, s.tickNs), e.weight)
 }
 
-// saveLag is update_entity_lag: how far t is behind V, clamped.
-func (s *Sim) saveLag(c *cpu, t *thread) {
-	lag := c.cfs.avgVruntime(fairCurr(c)) - t.fair.vruntime
-	lim := s.lagLimit(t)
-	t.fair.vlag = min(max(lag, -lim), lim)
+// saveLag is update_entity_lag: how far e is behind q's V, clamped.
+func (s *Sim) saveLag(q *fairRQ, curr, e *fairEntity) {
+	lag := q.avgVruntime(curr) - e.vruntime
+	lim := s.lagLimit(e)
+	e.vlag = min(max(lag, -lim), lim)
 }
 
 // placeEntity is place_entity: V less the saved lag, scaled up by the weight
-// t adds (PLACE_LAG, so that placing it does not move V), and a deadline one
+// e adds (PLACE_LAG, so that placing it does not move V), and a deadline one
 // weighted slice on (half of one for a new task: PLACE_DEADLINE_INITIAL; the
 // kept relative deadline for a migration: PLACE_REL_DEADLINE).
-func (s *Sim) placeEntity(c *cpu, t *thread) {
-	f := &t.fair
-	if !f.custom {
-		f.slice = s.baseSliceNs
+func (s *Sim) placeEntity(q *fairRQ, curr, e *fairEntity) {
+	if !e.custom {
+		e.slice = s.baseSliceNs
 	}
-	curr := fairCurr(c)
-	v := c.cfs.avgVruntime(curr)
+	v := q.avgVruntime(curr)
 	var lag int64
-	load := c.cfs.sumW
+	load := q.sumW
 	if curr != nil {
-		load += curr.fair.weight
+		load += curr.weight
 	}
-	if load > 0 && f.vlag != 0 {
-		lag = f.vlag * (load + f.weight) / load
+	if load > 0 && e.vlag != 0 {
+		lag = e.vlag * (load + e.weight) / load
 	}
-	f.vruntime = v - lag
-	vslice := calcDeltaFair(f.slice, f.weight)
-	switch f.place {
+	e.vruntime = v - lag
+	vslice := calcDeltaFair(e.slice, e.weight)
+	switch e.place {
 	case placeMigrate:
-		f.deadline += f.vruntime
+		e.deadline += e.vruntime
 	case placeInitial:
-		f.deadline = f.vruntime + vslice/2
+		e.deadline = e.vruntime + vslice/2
 	default:
-		f.deadline = f.vruntime + vslice
+		e.deadline = e.vruntime + vslice
 	}
-	f.place = placeNone
+	e.place = placeNone
 }
 
-// fairEnqueue is enqueue_entity for t on c: placed if it was away, a
-// delayed entity requeued (requeue_delayed_entity), then in the tree.
+// fairEnqueue is enqueue_task_fair for t on c: its entity placed if it was
+// away, or requeued if delayed, then in the tree; its task groups' entities
+// go on their parents' queues as they need to (fairgroup.go).
 func (s *Sim) fairEnqueue(c *cpu, t *thread) {
-	f := &t.fair
 	if c.cur != nil {
 		s.chargeRuntime(c) // enqueue_entity's update_curr, before placing
 	}
-	if f.delayed {
-		s.undelay(c, t)
-		c.cfs.sub(t)
-		// DELAY_ZERO: a delayed entity that became eligible again keeps no
-		// positive lag; one still behind keeps its place and deadline.
-		s.saveLag(c, t)
-		if f.vlag > 0 {
-			f.vlag = 0
-			f.place = placeWake
-		}
-	}
-	if f.place != placeNone {
-		if fairCurr(c) == nil && c.cfs.sumW == 0 {
-			c.cfs.zero = c.cfs.avgVruntime(nil) // empty: V stays where it was
-		}
-		s.placeEntity(c, t)
-	}
-	c.cfs.add(t)
+	q := taskRQ(c, t)
+	s.enqueueEntity(c, q, &t.fair)
 	s.linuxInsert(c, t)
+	if q.grq != nil {
+		s.groupEnqueued(c, q)
+	}
 }
 
-// undelay takes t off c's delayed list (its sums stay until the caller's).
-func (s *Sim) undelay(c *cpu, t *thread) {
-	t.fair.delayed = false
-	for i, x := range c.cfs.delayed {
-		if x == t {
-			c.cfs.delayed = append(c.cfs.delayed[:i], c.cfs.delayed[i+1:]...)
+// enqueueEntity is enqueue_entity for e on q: a delayed entity requeued
+// (requeue_delayed_entity), one that was away placed, then in the tree.
+func (s *Sim) enqueueEntity(c *cpu, q *fairRQ, e *fairEntity) {
+	curr := currAt(c, q)
+	if e.delayed {
+		q.undelay(e)
+		q.sub(e)
+		// DELAY_ZERO: a delayed entity that became eligible again keeps no
+		// positive lag; one still behind keeps its place and deadline.
+		s.saveLag(q, curr, e)
+		if e.vlag > 0 {
+			e.vlag = 0
+			e.place = placeWake
+		}
+	}
+	if e.place != placeNone {
+		s.placeEntity(q, curr, e)
+	}
+	q.add(e)
+	q.insert(e)
+}
+
+// undelay takes e off q's delayed list (its sums stay until the caller's).
+func (q *fairRQ) undelay(e *fairEntity) {
+	e.delayed = false
+	for i, x := range q.delayed {
+		if x == e {
+			q.delayed = append(q.delayed[:i], q.delayed[i+1:]...)
 			return
 		}
 	}
-	panic("engine.undelay: thread not on the delayed list")
+	panic("engine.undelay: entity not on the delayed list")
 }
 
-// fairDequeueSleep is dequeue_entity with DEQUEUE_SLEEP for c's running task
-// t, which just blocked (c.cur is nil again): an entity that is not eligible
-// stays on the queue, delayed, so that sleeping does not shed negative lag
-// (DELAY_DEQUEUE); an eligible one leaves with its lag saved.
+// fairRemove takes t's entity out of its queue's tree (it is picked, or
+// leaves the CPU: the caller says which, fairgroup.go).
+func (s *Sim) fairRemove(c *cpu, t *thread) {
+	q := taskRQ(c, t)
+	q.sub(&t.fair)
+	q.remove(&t.fair)
+}
+
+// fairDequeueSleep is dequeue_task_fair with DEQUEUE_SLEEP for c's running
+// task t, which just blocked (c.cur is nil again), then its groups' entities
+// above it, which leave their queues too where t's leaving emptied them
+// (dequeue_entities).
 func (s *Sim) fairDequeueSleep(c *cpu, t *thread) {
-	f := &t.fair
-	c.cfs.add(t) // eligibility is judged with t counted, as curr
-	if !c.cfs.eligible(nil, f.vruntime) {
-		f.delayed = true
-		c.cfs.delayed = append(c.cfs.delayed, t)
-		return
+	q := taskRQ(c, t)
+	s.dequeueSleep(q, &t.fair)
+	if q.grq != nil {
+		s.groupPutPrev(c, q, true)
 	}
-	s.saveLag(c, t)
-	c.cfs.sub(t)
-	f.place = placeWake
 }
 
-// finishDelayed is the dequeue pick_next_entity finishes for a delayed entity
-// it picked (finish_delayed_dequeue_entity): it leaves with its lag, positive
-// lag dropped (DELAY_ZERO).
-func (s *Sim) finishDelayed(c *cpu, t *thread) {
-	s.undelay(c, t)
-	s.saveLag(c, t)
-	c.cfs.sub(t)
-	t.fair.vlag = min(t.fair.vlag, 0)
-	t.fair.place = placeWake
+// dequeueSleep is dequeue_entity with DEQUEUE_SLEEP for e, q's curr until
+// now: an entity that is not eligible stays on the queue, delayed, so that
+// sleeping does not shed negative lag (DELAY_DEQUEUE); an eligible one
+// leaves with its lag saved. It reports whether e stayed (delayed).
+func (s *Sim) dequeueSleep(q *fairRQ, e *fairEntity) bool {
+	q.add(e) // eligibility is judged with e counted, as curr
+	if !q.eligible(nil, e.vruntime) {
+		e.delayed = true
+		q.delayed = append(q.delayed, e)
+		return true
+	}
+	s.saveLag(q, nil, e)
+	q.sub(e)
+	e.place = placeWake
+	return false
 }
 
-// fairDetach is dequeue_entity for a migration (detach_task): t leaves c's
-// queue with its lag and its deadline relative to its vruntime.
+// finishDelayed is the dequeue pick_next_entity finishes for a delayed
+// entity it picked (finish_delayed_dequeue_entity): it leaves with its lag,
+// positive lag dropped (DELAY_ZERO); a group queue it empties leaves its
+// parent in turn.
+func (s *Sim) finishDelayed(c *cpu, q *fairRQ, e *fairEntity) {
+	q.undelay(e)
+	s.saveLag(q, currAt(c, q), e)
+	q.sub(e)
+	e.vlag = min(e.vlag, 0)
+	e.place = placeWake
+	e.onRQ = false
+	if q.grq != nil {
+		s.groupEmptied(c, q, true)
+	}
+}
+
+// finishDelayedTask is finishDelayed for the task t, delayed on its CPU.
+func (s *Sim) finishDelayedTask(t *thread) {
+	c := s.cpus[t.cpu]
+	s.finishDelayed(c, taskRQ(c, t), &t.fair)
+}
+
+// fairDetach is dequeue_task_fair for a migration (detach_task): t leaves
+// c's queue with its lag and its deadline relative to its vruntime; group
+// queues it empties leave theirs.
 func (s *Sim) fairDetach(c *cpu, t *thread) {
-	s.saveLag(c, t)
+	q := taskRQ(c, t)
+	s.saveLag(q, currAt(c, q), &t.fair)
 	t.fair.deadline -= t.fair.vruntime
 	t.fair.place = placeMigrate
+	s.rqRemove(c, t)
+	if q.grq != nil {
+		s.groupEmptied(c, q, false)
+	}
 }
 
-// minSlice is cfs_rq_min_slice: the shortest slice on c's queue, curr's too.
-func minSlice(c *cpu) int64 {
+// minSlice is cfs_rq_min_slice: the shortest slice on q, curr's too.
+func minSlice(q *fairRQ, curr *fairEntity) int64 {
 	m := int64(1<<63 - 1)
-	if curr := fairCurr(c); curr != nil {
-		m = curr.fair.slice
+	if curr != nil {
+		m = curr.slice
 	}
-	for _, t := range c.rq[firstFair(c):] {
-		m = min(m, t.fair.slice)
+	for _, e := range q.queued {
+		m = min(m, e.slice)
 	}
 	return m
 }
 
-// setProtectSlice is set_protect_slice: with RUN_TO_PARITY the task just
+// setProtectSlice is set_protect_slice: with RUN_TO_PARITY the entity just
 // picked runs to its deadline, or for the shortest queued slice if that is
 // shorter than its own.
-func (s *Sim) setProtectSlice(c *cpu, t *thread) {
-	f := &t.fair
-	slice := min(minSlice(c), f.slice)
-	f.vprot = f.deadline
-	if slice != f.slice {
-		f.vprot = min(f.vprot, f.vruntime+calcDeltaFair(slice, f.weight))
+func setProtectSlice(q *fairRQ, e *fairEntity) {
+	slice := min(minSlice(q, e), e.slice)
+	e.vprot = e.deadline
+	if slice != e.slice {
+		e.vprot = min(e.vprot, e.vruntime+calcDeltaFair(slice, e.weight))
 	}
 }
 
-func protectSlice(t *thread) bool { return t.fair.vruntime < t.fair.vprot }
+func protectSlice(e *fairEntity) bool { return e.vruntime < e.vprot }
 
-// updateCurrFair is update_curr for ran ns of c's running task: its vruntime
-// moves on, a spent request gets a new deadline (update_deadline), and with
-// others queued a new deadline or an expired protection asks for a pick.
+// updateCurrFair is update_curr for ran ns of c's running task, at its own
+// level and each task group's above it (for_each_sched_entity): its
+// vruntime moves on, a spent request gets a new deadline (update_deadline),
+// and with others queued a new deadline or an expired protection asks for a
+// pick. A group with a cpu.max spends its runtime (fairgroup.go).
 func (s *Sim) updateCurrFair(c *cpu, ran int64) {
-	t := c.cur
-	f := &t.fair
-	f.vruntime += calcDeltaFair(ran, f.weight)
-	resched := false
-	if f.vruntime >= f.deadline {
-		if !f.custom {
-			f.slice = s.baseSliceNs
+	e := &c.cur.fair
+	q := taskRQ(c, c.cur)
+	for {
+		e.vruntime += calcDeltaFair(ran, e.weight)
+		resched := false
+		if e.vruntime >= e.deadline {
+			if !e.custom {
+				e.slice = s.baseSliceNs
+			}
+			e.deadline = e.vruntime + calcDeltaFair(e.slice, e.weight)
+			resched = true
 		}
-		f.deadline = f.vruntime + calcDeltaFair(f.slice, f.weight)
-		resched = true
+		q.rebase(e)
+		if q.waiting() > 0 && (resched || !protectSlice(e)) {
+			c.cfs.resched = true
+		}
+		if q.grq == nil {
+			return
+		}
+		s.groupRan(c, q, ran)
+		if e, q = q.grq.se, q.grq.parent; !e.onRQ {
+			break // throttled: the groups above count the time only
+		}
 	}
-	c.cfs.rebase(t)
-	if len(c.rq)-firstFair(c)+len(c.cfs.delayed) == 0 {
-		return
-	}
-	if resched || !protectSlice(t) {
-		c.cfs.resched = true
+	for ; q.grq != nil; q = q.grq.parent {
+		s.groupRan(c, q, ran)
 	}
 }
 
-// pickEEVDF is __pick_eevdf: the eligible entity with the earliest virtual
-// deadline among c's curr, its queue and its delayed entities; with protect,
-// a curr still in its protected slice (RUN_TO_PARITY) keeps the CPU.
-func (s *Sim) pickEEVDF(c *cpu, protect bool) *thread {
-	curr := fairCurr(c)
-	q := &c.cfs
-	queued := c.rq[firstFair(c):]
-	if len(queued)+len(q.delayed) == 0 {
+// pickEEVDF is __pick_eevdf on q: the eligible entity with the earliest
+// virtual deadline among q's curr, its tree and its delayed entities; with
+// protect, a curr still in its protected slice (RUN_TO_PARITY) keeps the
+// CPU. A group out of cpu.max runtime is not picked (fairgroup.go).
+func (s *Sim) pickEEVDF(c *cpu, q *fairRQ, protect bool) *fairEntity {
+	curr := currAt(c, q)
+	if curr != nil && curr.my != nil && curr.my.grq.outOfRuntime() {
+		curr = nil
+	}
+	if q.waiting() == 0 {
 		return curr
 	}
 	// V is fixed for the whole pick: eligible means sum >= (v - zero)·load.
-	sum, load := q.sums(curr)
-	eligible := func(t *thread) bool { return sum >= (t.fair.vruntime-q.zero)*load }
+	sum, load := q.sums(currAt(c, q))
+	eligible := func(e *fairEntity) bool { return sum >= (e.vruntime-q.zero)*load }
 	if curr != nil && !eligible(curr) {
 		curr = nil
 	}
 	if curr != nil && protect && protectSlice(curr) {
 		return curr
 	}
-	var best *thread
-	for _, t := range queued {
-		if eligible(t) {
-			best = t
+	var best *fairEntity
+	for _, e := range q.queued {
+		if eligible(e) {
+			best = e
 			break
 		}
 	}
-	for _, t := range q.delayed {
-		if (best == nil || t.fair.deadline < best.fair.deadline) && eligible(t) {
-			best = t
+	for _, e := range q.delayed {
+		if (best == nil || e.deadline < best.deadline) && eligible(e) {
+			best = e
 		}
 	}
-	if best == nil || curr != nil && curr.fair.deadline < best.fair.deadline {
+	if best == nil || curr != nil && curr.deadline < best.deadline {
 		best = curr
 	}
 	if best == nil {
 		// Some entity is always eligible (the one with the least vruntime is
 		// at or below the mean); rounding aside, take the earliest deadline.
-		if len(queued) > 0 {
-			best = queued[0]
+		if len(q.queued) > 0 {
+			best = q.queued[0]
 		} else {
 			best = q.delayed[0]
 		}
@@ -390,22 +394,32 @@ func (s *Sim) pickEEVDF(c *cpu, protect bool) *thread {
 	return best
 }
 
-// pickNextFair is pick_next_entity's loop: a delayed entity picked is
-// dequeued for good and the pick runs again.
+// pickNextFair is pick_task_fair: from the root down, each level's pick
+// (pick_next_entity), a group's entity leading to its own queue; a delayed
+// entity picked is dequeued for good and the pick starts again.
 func (s *Sim) pickNextFair(c *cpu, protect bool) *thread {
+	q := &c.cfs
 	for {
-		t := s.pickEEVDF(c, protect)
-		if t == nil || !t.fair.delayed {
-			return t
+		e := s.pickEEVDF(c, q, protect)
+		switch {
+		case e == nil:
+			return nil
+		case e.delayed:
+			s.finishDelayed(c, q, e)
+			q = &c.cfs
+		case e.my == nil:
+			return e.owner
+		default:
+			q = e.my
 		}
-		s.finishDelayed(c, t)
 	}
 }
 
 // wakePreemptFair is check_preempt_wakeup_fair for p, just queued on c: it
 // says whether p takes the CPU from c's running task at the next reschedule
-// point. A wakee with a shorter slice overrides the running task's protected
-// slice (PREEMPT_SHORT).
+// point, judged at the level where the two meet (find_matching_se). A wakee
+// with a shorter slice overrides the running entity's protected slice
+// (PREEMPT_SHORT).
 func (s *Sim) wakePreemptFair(c *cpu, p *thread) bool {
 	curr := c.cur
 	if curr == nil || curr == p || c.cfs.resched {
@@ -419,23 +433,24 @@ func (s *Sim) wakePreemptFair(c *cpu, p *thread) bool {
 		return false
 	}
 	s.chargeRuntime(c)
-	short := p.fair.slice < curr.fair.slice
-	if s.pickEEVDF(c, !short) == p {
+	q, se, pse := matchingLevel(c, curr, p)
+	short := pse.slice < se.slice
+	if s.pickEEVDF(c, q, !short) == pse {
 		if short {
-			cancelProtectSlice(curr)
+			cancelProtectSlice(se)
 		}
 		c.cfs.resched = true
 		return true
 	}
 	if short {
 		// update_protect_slice: curr keeps at most the wakee's slice more.
-		curr.fair.vprot = min(curr.fair.vprot, curr.fair.vruntime+calcDeltaFair(minSlice(c), curr.fair.weight))
+		se.vprot = min(se.vprot, se.vruntime+calcDeltaFair(minSlice(q, se), se.weight))
 	}
 	return false
 }
 
-func cancelProtectSlice(t *thread) {
-	if protectSlice(t) {
-		t.fair.vprot = t.fair.vruntime
+func cancelProtectSlice(e *fairEntity) {
+	if protectSlice(e) {
+		e.vprot = e.vruntime
 	}
 }

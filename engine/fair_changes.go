@@ -13,7 +13,7 @@ import "schedplay/rtapp"
 // runs first. It reports whether another task takes the CPU.
 func (s *Sim) yieldFair(c *cpu) bool {
 	c.cfs.resched = false
-	if len(c.rq)-firstFair(c)+len(c.cfs.delayed) == 0 {
+	if !othersWaiting(c) {
 		return false
 	}
 	f := &c.cur.fair
@@ -45,13 +45,30 @@ func NiceOfWeight(w int64) int {
 func (s *Sim) reweightCurr(c *cpu, t *thread, pol rtapp.Policy, nice int, sliceNs int64) {
 	f := &t.fair
 	old := f.weight
-	s.saveLag(c, t)
+	q := taskRQ(c, t)
+	s.saveLag(q, f, f)
 	f.deadline -= f.vruntime
 	f.setPolicy(pol, nice, sliceNs)
 	f.vlag = f.vlag * old / f.weight
 	f.deadline = f.deadline * old / f.weight
 	f.place = placeMigrate
-	s.placeEntity(c, t)
+	s.placeEntity(q, f, f)
+	for ; q.grq != nil; q = q.grq.parent {
+		s.updateShares(c, q) // the groups' loads changed with the weight
+	}
+}
+
+// othersWaiting says whether any fair entity waits on the queues at and
+// above c's running task (yield_task_fair's nr_running test, for the class).
+func othersWaiting(c *cpu) bool {
+	for q := taskRQ(c, c.cur); ; q = q.grq.parent {
+		if q.waiting() > 0 {
+			return true
+		}
+		if q.grq == nil {
+			return false
+		}
+	}
 }
 
 // enableFair hands every task to the fair class mid-run, as a sched_ext
@@ -70,7 +87,7 @@ func (s *Sim) enableFair() {
 			f := &cur.fair
 			f.vruntime, f.vlag, f.place = 0, 0, placeNone
 			f.deadline = calcDeltaFair(f.slice, f.weight)
-			s.setProtectSlice(c, cur)
+			setProtectSlice(&c.cfs, &cur.fair)
 			s.startTick(c)
 		}
 		for _, t := range queued {

@@ -33,7 +33,11 @@ func (q *fairRQ) ckSave(w *ckWriter) {
 	w.iv(q.sumWV)
 	w.iv(q.sumW)
 	w.flags(q.resched)
-	w.threads(q.delayed)
+	delayed := make([]*thread, len(q.delayed))
+	for i, e := range q.delayed {
+		delayed[i] = e.owner // a checkpoint has no task groups (AppendCheckpoint)
+	}
+	w.threads(delayed)
 	w.iv(q.tickAt)
 }
 
@@ -44,21 +48,26 @@ func (q *fairRQ) ckLoad(r *ckReader, c *cpu) {
 	q.sumWV = r.iv()
 	q.sumW = r.iv()
 	q.resched = r.flags(1)[0]
-	q.delayed = r.threads(maxCkThreads)
+	delayed := r.threads(maxCkThreads)
 	q.tickAt = r.intIn(-1, 1<<62)
+	q.delayed, q.queued = nil, nil
 	if r.err != nil || !r.s.fair {
 		return
 	}
 	check := fairRQ{zero: q.zero}
 	for _, t := range c.rq {
-		check.add(t)
+		if t.class == classFair {
+			check.add(&t.fair)
+			q.queued = append(q.queued, &t.fair) // the rq's fair tasks are the tree, in order
+		}
 	}
-	for _, t := range q.delayed {
+	for _, t := range delayed {
 		if !t.fair.delayed || t.state != ThreadBlocked {
 			r.failf("thread %d is on the delayed list but not a delayed, blocked task", t.id)
 			return
 		}
-		check.add(t)
+		check.add(&t.fair)
+		q.delayed = append(q.delayed, &t.fair)
 	}
 	if check.sumW != q.sumW || check.sumWV != q.sumWV {
 		r.failf("the fair sums (%d, %d) are not those of the queue (%d, %d)", q.sumW, q.sumWV, check.sumW, check.sumWV)

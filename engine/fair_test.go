@@ -70,13 +70,17 @@ func TestFairSumsStayTrue(t *testing.T) {
 		for _, c := range s.cpus {
 			want := fairRQ{zero: c.cfs.zero}
 			for _, x := range c.rq {
-				want.add(x)
+				want.add(&x.fair)
 			}
-			for _, x := range c.cfs.delayed {
+			if len(c.cfs.queued) != len(c.rq) {
+				t.Fatalf("at %d ns CPU %d: %d entities in the tree, %d tasks queued", s.now, c.id, len(c.cfs.queued), len(c.rq))
+			}
+			for _, e := range c.cfs.delayed {
+				x := e.owner
 				if x.state != ThreadBlocked || !x.fair.delayed {
 					t.Fatalf("at %d ns CPU %d: thread %d on the delayed list is %v", s.now, c.id, x.id, x.state)
 				}
-				want.add(x)
+				want.add(e)
 			}
 			delayedSeen += len(c.cfs.delayed)
 			if want.sumW != c.cfs.sumW || want.sumWV != c.cfs.sumWV {

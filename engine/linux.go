@@ -133,6 +133,9 @@ func (p *linuxPolicy) pick(s *Sim, c *cpu) *thread {
 	t := s.linuxNext(c)
 	if t != nil {
 		s.rqRemove(c, t)
+		if t.fair.grp != nil && t.class == classFair {
+			s.fairSetNext(c, t)
+		}
 	}
 	if s.nrRT > 0 && t != nil && t.class != classFair {
 		if h := queuedHead(c); h != nil {
@@ -159,7 +162,7 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	// (RT and deadline tasks move by their own push and pull).
 	var t *thread
 	for i := len(busiest.rq) - 1; i >= 0 && t == nil; i-- {
-		if x := busiest.rq[i]; !x.pinned && x.class == classFair {
+		if x := busiest.rq[i]; !x.pinned && x.class == classFair && !throttledPair(x, busiest, c) {
 			t = x
 		}
 	}
@@ -167,7 +170,6 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 		return false
 	}
 	s.fairDetach(busiest, t)
-	s.rqRemove(busiest, t)
 	s.migrateCount(t, busiest.id, c.id)
 	s.decide(DecNewidlePull, c.id, busiest.id, t.id, "newidle balance: pulled the busiest runqueue's tail before sleeping", int64(len(busiest.rq)+1))
 	c.debtNs += s.sc.Machine.Costs.NewidleBalanceNs

@@ -62,6 +62,9 @@ func (s *Sim) ResultsWindow(i int) Results {
 	if tw, ok := s.wl.(*traceWorkload); ok {
 		r.Trace = tw.results(s)
 	}
+	if len(s.groups) > 0 {
+		r.TaskGroups = s.taskGroupResults()
+	}
 	if wl := &s.sc.Workload; wl.Kind == WorkloadRequestServer && wl.TPCBScale > 0 {
 		r.RowLocks = rowLockResults(w, winNs, wl.TPCBScale)
 	}

@@ -32,11 +32,12 @@ const (
 	evRTPeriod                   // the RT bandwidth's period timer (stale unless at Sim.rtPeriodAt)
 	evDLTimer                    // a throttled deadline task's replenishment (arg: thread)
 	evTrace                      // a replayed trace thread's timed sleep or start (arg: its index)
+	evCFSPeriod                  // a task group's cpu.max period timer (arg: the group; stale unless at its periodAt)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer", "trace"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer", "trace", "cfs_period"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

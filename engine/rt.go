@@ -314,6 +314,9 @@ func (s *Sim) setSchedRunning(c *cpu, t *thread, pol rtapp.Policy, prio int, sli
 		if t.class != classRT {
 			s.setRTPolicy(t, pol, prio)
 			s.startRTPeriod()
+			if t.fair.grp != nil {
+				s.groupPutPrev(c, taskRQ(c, t), false) // its groups' entities above it lose their curr
+			}
 		}
 		t.rt.prio, t.rt.rr = prio, pol == rtapp.SchedRR
 	case t.class == classRT:
@@ -321,7 +324,11 @@ func (s *Sim) setSchedRunning(c *cpu, t *thread, pol rtapp.Policy, prio int, sli
 		s.nrRT--
 		t.fair.setPolicy(pol, prio, sliceNs)
 		t.fair.vlag, t.fair.place = 0, placeWake
-		s.placeEntity(c, t)
+		if t.fair.grp != nil {
+			s.fairBecomeCurr(c, t)
+		} else {
+			s.placeEntity(&c.cfs, &t.fair, &t.fair)
+		}
 	default:
 		s.reweightCurr(c, t, pol, prio, sliceNs)
 	}

@@ -37,14 +37,14 @@ func rtappShell(s *Sim) *rtappWorkload {
 	for _, t := range d.Tasks {
 		tk := rtTask{name: t.Name, instance: t.Instance, loop: t.Loop, delayNs: t.Delay * 1000,
 			pin: pinnedCPU(t.CPUs, s.sc.Machine.VCPUs), first: first, scxWeight: ScxWeightOfNice(t.Sched.Priority), nice: t.Sched.Priority, policy: otherIfEmpty(t.Sched.Policy), sliceNs: t.Sched.DLRuntime * 1000,
-			dlDeadlineNs: t.Sched.DLDeadline * 1000, dlPeriodNs: t.Sched.DLPeriod * 1000}
+			dlDeadlineNs: t.Sched.DLDeadline * 1000, dlPeriodNs: t.Sched.DLPeriod * 1000, taskgroup: t.Taskgroup}
 		first += t.Instance
 		for _, ph := range t.Phases {
 			cpus := ph.CPUs
 			if cpus == nil {
 				cpus = t.CPUs // a phase without cpus runs on its task's
 			}
-			p := rtPhase{loop: ph.Loop, pin: pinnedCPU(cpus, s.sc.Machine.VCPUs), sched: ph.Sched}
+			p := rtPhase{loop: ph.Loop, pin: pinnedCPU(cpus, s.sc.Machine.VCPUs), sched: ph.Sched, taskgroup: ph.Taskgroup}
 			for _, e := range ph.Events {
 				ev := rtEvent{kind: e.Kind, ns: e.Duration * 1000, res: -1, mutex: -1}
 				switch e.Kind {

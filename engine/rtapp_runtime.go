@@ -91,7 +91,7 @@ func (w *rtappWorkload) arrive(s *Sim, th *rtThread) {
 	t := th.t
 	pin := w.tasks[th.task].phases[th.phase].pin
 	if t.fair.delayed {
-		s.finishDelayed(s.cpus[t.cpu], t) // a migration dequeues for good
+		s.finishDelayedTask(t) // a migration dequeues for good
 	}
 	s.migrateCount(t, t.cpu, pin)
 	t.cpu, t.pinned = pin, true
@@ -177,6 +177,11 @@ func (w *rtappWorkload) addThread(s *Sim, ti, home int, wakeAt int64) int {
 	default:
 		t.fair.setPolicy(tk.policy, tk.nice, tk.sliceNs)
 	}
+	if s.fair {
+		// rt-app moves the thread into its first phase's group, else its
+		// task's, before it runs anything.
+		t.fair.grp = s.taskGroup(cmp.Or(tk.phases[0].taskgroup, tk.taskgroup))
+	}
 	th := rtThread{t: t, task: ti, res: -1, mutex: -1, wakeAt: wakeAt,
 		timers: make([]rtTimerState, len(w.names.unique))}
 	if w.logsToFile {
@@ -184,4 +189,18 @@ func (w *rtappWorkload) addThread(s *Sim, ti, home int, wakeAt int64) int {
 	}
 	w.thr = append(w.thr, th)
 	return i
+}
+
+// setGroup moves th, running as its pass begins, into the task group at
+// path (rt-app's set_thread_taskgroup, writing the thread into the cgroup:
+// sched_move_task).
+func (w *rtappWorkload) setGroup(s *Sim, th *rtThread, path string) {
+	t := th.t
+	switch g := s.taskGroup(path); {
+	case t.fair.grp == g:
+	case t.class != classFair:
+		t.fair.grp = g // a real-time or deadline task keeps it for its fair days
+	case s.cpus[t.cpu].cur == t:
+		s.moveTaskGroup(s.cpus[t.cpu], t, g)
+	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"schedplay/rtapp"
 )
@@ -71,6 +72,7 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 	}
 	threads := 0
 	var reservations [][2]int64
+	groups := map[string]bool{} // the task groups the threads are placed in
 	for _, t := range d.Tasks {
 		tp := "tasks." + t.Name
 		for range t.Instance {
@@ -121,9 +123,33 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 					return nil, at(pp, ph.Pos, "changes the policy mid-run (%s, the task has %s): under sched.policy=%s a task's policy is set once, at its start (sched.policy=linux models changes, but not to or from SCHED_DEADLINE)", otherIfEmpty(s.Policy), otherIfEmpty(t.Sched.Policy), policy)
 				}
 			}
+			if err := rtappTaskgroup(ph.Taskgroup, policy, groups); err != "" {
+				return nil, at(pp+".taskgroup", ph.Pos, "%s", err)
+			}
+		}
+		if err := rtappTaskgroup(t.Taskgroup, policy, groups); err != "" {
+			return nil, at(tp+".taskgroup", t.Pos, "%s", err)
 		}
 	}
 	return d, nil
+}
+
+// rtappTaskgroup checks a taskgroup path against the scheduler, and counts
+// it and its ancestors in groups (the paths the description names so far).
+func rtappTaskgroup(path, policy string, groups map[string]bool) string {
+	if path == "" || path == "/" {
+		return ""
+	}
+	if policy == "osv" {
+		return fmt.Sprintf("%q is refused under sched.policy=osv: OSv has no control groups (core/sched.cc schedules threads alone); sched.policy=linux models task groups", path)
+	}
+	for p := path; p != ""; p = p[:strings.LastIndexByte(p, '/')] {
+		groups[p] = true
+	}
+	if len(groups) > MaxTaskGroups {
+		return fmt.Sprintf("%q brings the task groups (with their parents) to %d, above the limit %d", path, len(groups), MaxTaskGroups)
+	}
+	return ""
 }
 
 // rtappMaxThreads bounds the threads a description starts, as hackbench's

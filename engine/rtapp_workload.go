@@ -119,6 +119,9 @@ type rtPhase struct {
 	// sched is the policy and priority the phase sets when its pass begins
 	// (set_thread_param), nil when it sets none (the thread keeps its own).
 	sched *rtapp.Sched
+	// taskgroup is the task group the phase moves the thread into when its
+	// pass begins, "" to keep its own.
+	taskgroup string
 }
 
 // rtTask is a task of the description, compiled.
@@ -138,6 +141,8 @@ type rtTask struct {
 	sliceNs   int64        // a custom slice (sched_attr.sched_runtime), or a DEADLINE task's runtime; 0 when none
 	// dlDeadlineNs and dlPeriodNs are a SCHED_DEADLINE task's D and P.
 	dlDeadlineNs, dlPeriodNs int64
+	// taskgroup is the task group its threads start in ("": the root).
+	taskgroup string
 }
 
 // rtThread is one thread instance: where it is in its script, and the loop
@@ -318,6 +323,9 @@ func (w *rtappWorkload) exec(s *Sim, th *rtThread) (int64, bool) {
 		}
 		if th.ev == 0 && ph.sched != nil {
 			w.setSched(s, th, ph.sched)
+		}
+		if th.ev == 0 && ph.taskgroup != "" && s.fair {
+			w.setGroup(s, th, ph.taskgroup)
 		}
 		if th.ev == len(ph.events) {
 			if w.endPass(s, th) {

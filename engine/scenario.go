@@ -185,23 +185,12 @@ type Sched struct {
 	ScxSliceUs int64 `json:"scx_slice_us"`
 	// Scx is the sched_ext policy of sched.policy=scx.
 	Scx ScxConfig `json:"scx,omitzero"`
+	// Groups are task groups' CPU controller settings (cgroup v2's
+	// cpu.weight and cpu.max), by path. A group an rt-app taskgroup names
+	// and this list does not has the defaults: weight 100, no max. Only
+	// sched.policy=linux runs task groups (fairgroup.go).
+	Groups []TaskGroup `json:"groups,omitzero"`
 }
-
-// ScxConfig is a sched_ext policy given by its source (docs/policies.md).
-type ScxConfig struct {
-	// Source is the policy, in Starlark (at most MaxScxSourceBytes). Empty
-	// runs the sched_ext core with no callbacks: the kernel's defaults. Only
-	// sched.policy=scx runs it; under another policy it is kept and not run,
-	// so that one scenario compares its policy with a built-in one (an arm
-	// that sets sched.policy=scx_simple, say).
-	Source string `json:"source,omitzero"`
-	// WatchdogMs is the watchdog timeout: a task runnable this long without
-	// running ejects the policy. 0 is the kernel's 30 s.
-	WatchdogMs int64 `json:"watchdog_ms,omitzero"`
-}
-
-// MaxScxSourceBytes bounds sched.scx.source.
-const MaxScxSourceBytes = 32 << 10
 
 // IdleSpin is the idle loop's spin window (adaptive idle spin). With Adaptive false the
 // window is fixed at Cap iterations.

@@ -66,7 +66,10 @@ type Sim struct {
 	// nrRT counts the real-time and deadline tasks (rt.go, dl.go): without
 	// any, no CPU looks for one to pull. rtPeriodAt is when the RT period
 	// timer fires next, -1 before the first RT task is queued.
-	nrRT       int
+	nrRT int
+	// groups are the task groups, in the order they were first named
+	// (fairgroup.go); none without them, the fair class flat.
+	groups     []*taskGroup
 	rtPeriodAt int64
 	// yielding is a thread whose program just called sched_yield (the
 	// rtapp workload's yield): the reschedule that follows its step's end
@@ -308,6 +311,8 @@ func (s *Sim) dispatch(e payload) {
 		s.tick(s.cpus[e.cpu])
 	case evRTPeriod:
 		s.rtPeriod()
+	case evCFSPeriod:
+		s.cfsPeriod(s.groups[e.arg])
 	case evDLTimer:
 		s.dlTimer(s.threads[e.arg])
 	case evTimer:

@@ -203,9 +203,10 @@ func (s *Sim) reuseThread(t *thread, name string, role ThreadRole, cpuID int) {
 	if t.fair.delayed {
 		// The task that exited leaves its queue for good (a dead task is
 		// never delayed: DEQUEUE_SPECIAL).
-		s.finishDelayed(s.cpus[t.cpu], t)
+		s.finishDelayedTask(t)
 	}
 	*t = thread{id: t.id, name: name, role: role, cpu: cpuID, prio: 1, local: -1, runNs: t.runNs,
 		state: ThreadBlocked, wokenAtNs: -1, requeuedAtNs: -1, lastRanNs: minLastRanNs, lastCPU: cpuID,
 		fair: s.newFairEntity()}
+	t.fair.owner = t
 }

@@ -178,7 +178,7 @@ func TestReuseThreadIsNewThread(t *testing.T) {
 	s.reuseThread(old, "worker", RoleWorker, 2)
 	fresh := s.newThread("worker", RoleWorker, 2, false)
 	want := *fresh
-	want.id, want.runNs = old.id, 123
+	want.id, want.runNs, want.fair.owner = old.id, 123, old
 	if !reflect.DeepEqual(*old, want) {
 		t.Errorf("reused slot %+v, want %+v", *old, want)
 	}

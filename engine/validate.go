@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"schedplay/rtapp"
 )
 
 // Validate checks every field against its range in the knob schema, then the
@@ -36,6 +38,7 @@ func (sc *Scenario) Validate() error {
 		v.intRange("sched.scx.watchdog_ms", s.Scx.WatchdogMs, 10, 60_000)
 	}
 	v.intRange("sched.idle_spin.floor", s.IdleSpin.Floor, 0, s.IdleSpin.Cap)
+	v.taskGroups(s.Groups)
 
 	w := &sc.Workload
 	if w.Kind == WorkloadRequestServer || w.Kind == WorkloadCommit || w.Kind == WorkloadThreadPerConn {
@@ -165,4 +168,35 @@ func (v *validator) oneOf(path, got string, allowed ...string) {
 		}
 	}
 	v.fail(path, "%q is not one of %v", got, allowed)
+}
+
+// taskGroups checks sched.groups: a path rt-app could name, once each, and
+// the ranges cgroup v2's cpu.weight and cpu.max accept.
+func (v *validator) taskGroups(groups []TaskGroup) {
+	if len(groups) > MaxTaskGroups {
+		v.fail("sched.groups", "has %d groups, above the limit %d", len(groups), MaxTaskGroups)
+		return
+	}
+	seen := map[string]bool{}
+	for i, g := range groups {
+		at := "sched.groups[" + strconv.Itoa(i) + "]"
+		switch why := rtapp.CheckTaskgroup(g.Path); {
+		case why != "":
+			v.fail(at+".path", "%q: %s", g.Path, why)
+		case g.Path == "/":
+			v.fail(at+".path", "the root group has no cpu.weight or cpu.max to set")
+		case seen[g.Path]:
+			v.fail(at+".path", "%q is listed twice", g.Path)
+		}
+		seen[g.Path] = true
+		if g.Weight != 0 {
+			v.intRange(at+".weight", g.Weight, 1, 10_000)
+		}
+		if g.MaxUs != 0 {
+			v.intRange(at+".max_us", g.MaxUs, 1000, 1<<40)
+		}
+		if g.PeriodUs != 0 {
+			v.intRange(at+".period_us", g.PeriodUs, 1000, 1_000_000)
+		}
+	}
 }

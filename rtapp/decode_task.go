@@ -1,6 +1,10 @@
 package rtapp
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // --- tasks ---
 
@@ -43,6 +47,8 @@ type body struct {
 	phases  *member
 	props   map[string]member
 	firstEv *member
+	// taskgroup is the cgroup path the task or phase runs in, "" when unset.
+	taskgroup string
 }
 
 // Property keys by level (parse_task_data, parse_task_phase_data,
@@ -162,10 +168,12 @@ func (d *decoder) body(path string, n *node, isTask bool, taskName string, pol P
 		if err != nil {
 			return nil, err
 		}
-		if s != "" {
-			return nil, errorAt(m.val.pos, join(path, m.name), "refused: cgroup CPU shares (taskgroups) are not modelled")
+		if s == "" {
+			d.note(join(path, m.name), m.pos, "no-op: an empty taskgroup is no taskgroup")
+		} else if why := CheckTaskgroup(s); why != "" {
+			return nil, errorAt(m.val.pos, join(path, m.name), "%q is not a taskgroup path: %s", s, why)
 		}
-		d.note(join(path, m.name), m.pos, "no-op: an empty taskgroup is no taskgroup")
+		b.taskgroup = s
 	}
 	if err := dlParams(b, n, path, isTask); err != nil {
 		return nil, err
@@ -307,6 +315,7 @@ func (d *decoder) task(path string, m member) (*Task, error) {
 		return nil, err
 	}
 	t.CPUs = b.cpus
+	t.Taskgroup = b.taskgroup
 	if im, ok := b.props["instance"]; ok {
 		x, err := integer(im.val, join(path, im.name), "a number of threads", 0, MaxInstances)
 		if err != nil {
@@ -372,7 +381,7 @@ func (d *decoder) task(path string, m member) (*Task, error) {
 		if len(pb.events) == 0 {
 			return nil, errorAt(pm.pos, ppath, "no events: rt-app refuses a phase without events")
 		}
-		ph := &Phase{Name: pm.name, Pos: pm.pos, Loop: 1, CPUs: pb.cpus, Sched: pb.sched, Events: pb.events}
+		ph := &Phase{Name: pm.name, Pos: pm.pos, Loop: 1, CPUs: pb.cpus, Sched: pb.sched, Events: pb.events, Taskgroup: pb.taskgroup}
 		if pb.sched != nil && pb.sched.Policy != "" {
 			cur = pb.sched.Policy
 			if !pb.sched.PrioritySet && cur.RealTime() {
@@ -422,3 +431,34 @@ func (d *decoder) repeated(path string, m member, as string) {
 
 // RepeatedKeyNote begins the Note of every repeated key.
 const RepeatedKeyNote = "repeated key kept as workgen keeps it"
+
+// MaxTaskgroupDepth bounds how deep a taskgroup path goes.
+const MaxTaskgroupDepth = 8
+
+// CheckTaskgroup says why s is not a taskgroup path rt-app could create (an
+// absolute path of cgroup names), or "".
+func CheckTaskgroup(s string) string {
+	if s == "" || s[0] != '/' {
+		return "it must start with / (the root task group)"
+	}
+	if s == "/" {
+		return ""
+	}
+	names := strings.Split(s[1:], "/")
+	if len(names) > MaxTaskgroupDepth {
+		return fmt.Sprintf("deeper than %d groups", MaxTaskgroupDepth)
+	}
+	for _, n := range names {
+		switch {
+		case n == "" || n == "." || n == "..":
+			return "a group name is empty, . or .."
+		case len(n) > 64:
+			return "a group name is longer than 64 bytes"
+		case strings.ContainsFunc(n, func(r rune) bool {
+			return !(r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}):
+			return "a group name has a character other than letters, digits, _, - and ."
+		}
+	}
+	return ""
+}

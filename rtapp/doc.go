@@ -33,12 +33,12 @@
 // CPU scheduler simulator has nothing they change): resources (legacy),
 // calibration, pi_enabled (false only), lock_pages, logdir, log_basename,
 // ftrace, gnuplot, io_device, mem_buffer_size, cumulative_slack,
-// nodes_membind, util_min, util_max, and an empty taskgroup. Other keys of
+// nodes_membind, util_min, util_max, and an empty taskgroup (a non-empty one
+// is a task group the model places the thread in). Other keys of
 // "global" and of the root are ignored, as rt-app ignores them.
 //
 // Refused (Decode fails, since ignoring them would change the workload):
-// pi_enabled true, a non-empty taskgroup, and the events mem, memrun, iorun
-// and fork; a SCHED_DEADLINE task whose reservation sched_setattr would
+// pi_enabled true, and the events mem, memrun, iorun; a SCHED_DEADLINE task whose reservation sched_setattr would
 // refuse (__checkparam_dl). Whether the engine models what a file asks for
 // (a class, a custom slice) is the engine's to say.
 //

@@ -74,7 +74,7 @@ var KeyStatus = []KeyInfo{
 	{"nodes_membind", "task, phase", NoOp, "NUMA memory placement: memory is not modelled"},
 	{"util_min", "task, phase", NoOp, "uclamp (checked <= 1024): steers frequency and capacity-aware placement; the simulated CPUs have one fixed speed"},
 	{"util_max", "task, phase", NoOp, "uclamp (checked <= 1024): steers frequency and capacity-aware placement; the simulated CPUs have one fixed speed"},
-	{"taskgroup", "task, phase", Refused, "cgroup CPU shares are not modelled; the empty string (no taskgroup) is accepted"},
+	{"taskgroup", "task, phase", Modelled, "the task group (cgroup path, \"/\" the root) the thread runs in from the start (task) or from the phase on; its cpu.weight and cpu.max come from the scenario's sched.groups, as rt-app leaves them to whoever made the groups (sched.policy=linux; the empty string is no taskgroup)"},
 	{"dl-runtime", "task, phase", Modelled, "SCHED_DEADLINE budget, or a custom slice on SCHED_OTHER and SCHED_BATCH (Linux 6.12+, sched_attr.sched_runtime; sched_ext schedules by its own slice and ignores it, as does OSv)"},
 	{"dl-period", "task, phase", Modelled, "SCHED_DEADLINE period (default: dl-runtime)"},
 	{"dl-deadline", "task, phase", Modelled, "SCHED_DEADLINE relative deadline (default: dl-period)"},

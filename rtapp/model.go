@@ -148,8 +148,13 @@ type Task struct {
 	// Delay before the first phase, µs.
 	Delay int64
 	// CPUs is the affinity, nil for all CPUs.
-	CPUs  []int
-	Sched Sched
+	CPUs []int
+	// Taskgroup is the task group (a cgroup path of the CPU controller; "/"
+	// is the root) its threads start in, "" for the root
+	// (parse_taskgroup_data; rt-app only places threads, the groups'
+	// cpu.weight and cpu.max are set outside it).
+	Taskgroup string
+	Sched     Sched
 	// Phases in file order. A task whose events sit directly in its object
 	// has one phase, named "", and Inline set.
 	Phases []*Phase
@@ -168,6 +173,9 @@ type Phase struct {
 	// Sched, when not nil, changes policy and/or priority at the start of
 	// the phase.
 	Sched *Sched
+	// Taskgroup, when not "", moves the thread into that task group (a
+	// cgroup path; "/" is the root) at the start of the phase.
+	Taskgroup string
 	// Events in file order, repeats included.
 	Events []Event
 }

@@ -178,6 +178,7 @@ func writeRunTable(w io.Writer, sc engine.Scenario, r engine.Results) error {
 	writeScxExit(&b, r.ScxExit)
 	writeScxWaiting(&b, r.ScxWaiting, int64(math.Round(r.SimSeconds*1e9)))
 	writeRTAppTable(&b, r.RTApp)
+	writeTaskGroups(&b, r.TaskGroups)
 	writeTraceTable(&b, r.Trace)
 	if len(r.Series) > 0 {
 		writeSeries(&b, r.Series)

@@ -41,9 +41,7 @@ func rtappExamplesDir(t *testing.T) string {
 // part of the refusal's message, and the mechanism the scheduling-classes
 // issue turns on for it.
 var rtappRefusals = map[string]struct{ msg, mechanism string }{
-	"tutorial/example6.json":  {"refused: memory writes", "memory"},
-	"tutorial/example10.json": {"refused: cgroup CPU shares (taskgroups)", "task groups"},
-	"tutorial/example11.json": {"refused: cgroup CPU shares (taskgroups)", "task groups"},
+	"tutorial/example6.json": {"refused: memory writes", "memory"},
 }
 
 func TestRTAppExamplesRunOrAreRefusedForAClass(t *testing.T) {
@@ -96,6 +94,10 @@ func TestRTAppExamplesRunOrAreRefusedForAClass(t *testing.T) {
 			}
 			if len(res.RTApp.Tasks) == 0 || slices.ContainsFunc(res.RTApp.Tasks, func(k engine.RTAppTaskResults) bool { return k.Loops == 0 && k.Threads > 0 }) {
 				t.Errorf("a task made no pass: %+v", res.RTApp.Tasks)
+			}
+			src, _ := os.ReadFile(path)
+			if named := strings.Contains(string(src), `"taskgroup" : "/tg1`); named && (len(res.TaskGroups) == 0 || res.TaskGroups[0].Path != "/tg1" || res.TaskGroups[0].CPUMs == 0) {
+				t.Errorf("the threads ran in no task group: %+v", res.TaskGroups)
 			}
 		})
 	}

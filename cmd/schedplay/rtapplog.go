@@ -154,3 +154,22 @@ func runRTAppLogged(sc engine.Scenario, dir string, tf traceFlags, compile engin
 	}
 	return sim.Results(), err
 }
+
+// writeTaskGroups prints each task group's cpu.stat (engine.TaskGroupResult).
+func writeTaskGroups(b *strings.Builder, groups []engine.TaskGroupResult) {
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString("\ntask groups (cpu.stat over the run: usage counts the groups below; cpu.max quota/period in µs)\n")
+	t := table{align: "lrrrrrrr"}
+	t.add("group", "cpu.weight", "cpu.max", "usage ms", "CPUs", "periods", "throttled", "throttled ms")
+	for _, g := range groups {
+		quota := "max"
+		if g.MaxUs > 0 {
+			quota = fmt.Sprint(g.MaxUs)
+		}
+		t.add(g.Path, fmt.Sprint(g.Weight), quota+" "+fmt.Sprint(g.PeriodUs), num(g.CPUMs, false), num(g.CPUFrac, false),
+			fmt.Sprint(g.NrPeriods), fmt.Sprint(g.NrThrottled), num(g.ThrottledMs, false))
+	}
+	t.write(b)
+}
