@@ -1,0 +1,49 @@
+package kerneltrace
+
+// What the builder reads of a trace besides its events: the maps of
+// thread groups and names, whether it has sched_waking. A streamed trace
+// is still being read when the builder looks (stream.go), so the lookups
+// are kept and checked against the whole trace after.
+
+// seenFacts is what a builder took from a trace still being read.
+type seenFacts struct {
+	validFrom      int64
+	tgid           map[int32]int32
+	comm           map[int32]string
+	tgidOK, commOK bool // no lookup of a tid disagreed with an earlier one
+}
+
+// tgidOf and commOf read the trace's maps, noting what they said while the
+// trace is still being read.
+func (b *builder) tgidOf(tid int32) int32 {
+	v := b.tr.Tgid[tid]
+	if s := b.seen; s != nil {
+		if old, ok := s.tgid[tid]; ok && old != v {
+			s.tgidOK = false
+		}
+		s.tgid[tid] = v
+	}
+	return v
+}
+
+func (b *builder) commOf(tid int32) string {
+	v := b.tr.Comm[tid]
+	if s := b.seen; s != nil {
+		if old, ok := s.comm[tid]; ok && old != v {
+			s.commOK = false
+		}
+		s.comm[tid] = v
+	}
+	return v
+}
+
+// traceHasWaking asks once whether the trace has sched_waking.
+func (b *builder) traceHasWaking() bool {
+	if b.wakingAsked == 0 {
+		b.wakingAsked = 1
+		if b.hasWaking() {
+			b.wakingAsked = 2
+		}
+	}
+	return b.wakingAsked == 2
+}
