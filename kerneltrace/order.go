@@ -1,0 +1,222 @@
+package kerneltrace
+
+// Putting a streamed trace's events in time order without holding them
+// all. Trace.finish sorts every event by (Ts, CPU), stably; a stream must
+// hand the builder the same sequence while holding only the events that a
+// later one could still precede. A source's lateness L is the most any
+// event's time lies below the latest time read before it: then an event
+// more than L before the latest time read can be released, since no later
+// one can precede it. Text is in time order (L 0); Perfetto writes each
+// CPU's buffer in turn, so L is about one read period; trace.dat keeps
+// each CPU's pages apart, so each CPU is a source of its own (L 0) and a
+// merge joins them (merge).
+//
+// L is known only once the file is read. The first pass guesses it from
+// what it has read so far (twice the lateness seen, after a first
+// stretch of events held) and checks its own output: if an event arrives
+// that precedes one already released, the guess was wrong and the second
+// pass uses the measured L (stream.go).
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"io"
+)
+
+// chunkSource yields a trace's events in file order, a few at a time (a
+// text line, a Perfetto packet, a trace.dat page).
+type chunkSource interface {
+	// more appends the next events to buf; io.EOF (with the last events,
+	// or none) at the end.
+	more(buf []Event) ([]Event, error)
+}
+
+// eventStream yields events in (Ts, CPU) order; the event is valid until
+// the next call.
+type eventStream interface {
+	next() (*Event, error)
+}
+
+// learnHold is how many events the first pass holds before it releases
+// any, to see the source's lateness first: a few MB.
+const learnHold = 1 << 15
+
+type heldKey struct {
+	ts   int64
+	cpu  int32
+	slot int32
+	seq  uint64
+}
+
+func keyLess(a, b heldKey) bool {
+	if c := cmp.Compare(a.ts, b.ts); c != 0 {
+		return c < 0
+	}
+	if a.cpu != b.cpu {
+		return a.cpu < b.cpu
+	}
+	return a.seq < b.seq
+}
+
+type heldHeap []heldKey
+
+func (h heldHeap) Len() int           { return len(h) }
+func (h heldHeap) Less(i, j int) bool { return keyLess(h[i], h[j]) }
+func (h heldHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *heldHeap) Push(x any)        { *h = append(*h, x.(heldKey)) }
+func (h *heldHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// orderer releases one source's events in (Ts, CPU) order.
+type orderer struct {
+	src   chunkSource
+	chunk []Event
+	pos   int
+	eof   bool
+	held  heldHeap
+	slots []Event // held events, by heldKey.slot
+	free  []int32
+	seq   uint64
+	out   Event
+	// late is the lateness allowed; learn makes it grow with what is seen
+	// (first pass) instead of being the measured one (second pass).
+	late  int64
+	learn bool
+	maxTs int64
+	read  bool // an event was read: maxTs is set
+	// last is the last event released; disorder says a later one preceded
+	// it (the guess of late was short).
+	last     heldKey
+	released bool
+	disorder bool
+	// maxLate is the lateness seen; maxHeld the most events held at once.
+	maxLate int64
+	maxHeld int
+	// seen is told of each event as it is read, in file order.
+	seen func(*Event)
+}
+
+func newOrderer(src chunkSource, late int64, learn bool, seen func(*Event)) *orderer {
+	return &orderer{src: src, late: late, learn: learn, seen: seen}
+}
+
+// ready says the earliest held event can go.
+func (o *orderer) ready() bool {
+	if len(o.held) == 0 {
+		return false
+	}
+	if o.eof {
+		return true
+	}
+	if o.learn && !o.released && len(o.held) < learnHold {
+		return false
+	}
+	return o.held[0].ts < o.maxTs-o.late
+}
+
+func (o *orderer) next() (*Event, error) {
+	for !o.ready() {
+		if o.eof {
+			return nil, io.EOF
+		}
+		if o.pos == len(o.chunk) {
+			var err error
+			o.chunk, err = o.src.more(o.chunk[:0])
+			o.pos = 0
+			if errors.Is(err, io.EOF) {
+				o.eof = true
+			} else if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		o.arrive(&o.chunk[o.pos])
+		o.pos++
+	}
+	k := heap.Pop(&o.held).(heldKey)
+	o.out = o.slots[k.slot]
+	o.slots[k.slot] = Event{}
+	o.free = append(o.free, k.slot)
+	o.last, o.released = k, true
+	return &o.out, nil
+}
+
+func (o *orderer) arrive(e *Event) {
+	if o.seen != nil {
+		o.seen(e)
+	}
+	if !o.read || e.Ts > o.maxTs {
+		o.maxTs, o.read = e.Ts, true
+	}
+	if l := o.maxTs - e.Ts; l > o.maxLate {
+		o.maxLate = l
+		if o.learn {
+			o.late = 2 * l
+		}
+	}
+	k := heldKey{ts: e.Ts, cpu: e.CPU, seq: o.seq}
+	o.seq++
+	if o.released && keyLess(heldKey{ts: e.Ts, cpu: e.CPU, seq: o.last.seq + 1}, o.last) {
+		o.disorder = true
+	}
+	if n := len(o.free); n > 0 {
+		k.slot = o.free[n-1]
+		o.free = o.free[:n-1]
+		o.slots[k.slot] = *e
+	} else {
+		k.slot = int32(len(o.slots))
+		o.slots = append(o.slots, *e)
+	}
+	heap.Push(&o.held, k)
+	o.maxHeld = max(o.maxHeld, len(o.held))
+}
+
+// merge joins streams that are each in time order and each of one CPU
+// (trace.dat's), in (Ts, CPU) order: the stable sort's, since events of
+// one CPU keep their stream's order.
+type merge struct {
+	srcs  []eventStream
+	heads []Event
+	h     heldHeap // slot: the stream
+	begun bool
+	out   Event
+}
+
+func (m *merge) pull(i int) error {
+	e, err := m.srcs[i].next()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m.heads[i] = *e
+	heap.Push(&m.h, heldKey{ts: e.Ts, cpu: e.CPU, slot: int32(i), seq: uint64(i)})
+	return nil
+}
+
+func (m *merge) next() (*Event, error) {
+	if !m.begun {
+		m.begun = true
+		m.heads = make([]Event, len(m.srcs))
+		for i := range m.srcs {
+			if err := m.pull(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(m.h) == 0 {
+		return nil, io.EOF
+	}
+	k := heap.Pop(&m.h).(heldKey)
+	m.out = m.heads[k.slot]
+	if err := m.pull(int(k.slot)); err != nil {
+		return nil, err
+	}
+	return &m.out, nil
+}
