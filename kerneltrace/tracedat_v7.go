@@ -28,9 +28,9 @@ const (
 
 type v7File struct {
 	*datFile
-	r           *datReader
-	buffers     [][]byte // BUFFER options of the top instance
-	sections    map[uint16]uint64
+	r        *datReader
+	buffers  [][]byte // BUFFER options of the top instance
+	sections map[uint16]uint64
 }
 
 func (f *datFile) readV7(r *datReader) error {
