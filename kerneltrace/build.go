@@ -116,7 +116,7 @@ func (b *builder) begin(first int64) {
 	}
 	// Events lost before ValidFromNs: the window starts after (TRACES.md 3, pitfall 4).
 	if b.seen != nil {
-		b.seen.validFrom = b.tr.ValidFromNs
+		b.seen.start, b.seen.validFrom = b.start, b.tr.ValidFromNs
 	}
 	b.start = max(b.start, b.tr.ValidFromNs)
 }

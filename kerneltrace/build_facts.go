@@ -7,6 +7,7 @@ package kerneltrace
 
 // seenFacts is what a builder took from a trace still being read.
 type seenFacts struct {
+	start          int64 // the window's start before ValidFromNs
 	validFrom      int64
 	tgid           map[int32]int32
 	comm           map[int32]string

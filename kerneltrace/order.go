@@ -39,7 +39,8 @@ type eventStream interface {
 }
 
 // learnHold is how many events the first pass holds before it releases
-// any, to see the source's lateness first: a few MB.
+// any, to see a Perfetto source's lateness first: a few MB. Text and a
+// trace.dat CPU are in order as written, so they hold none.
 const learnHold = 1 << 15
 
 type heldKey struct {
@@ -87,13 +88,15 @@ type orderer struct {
 	// (first pass) instead of being the measured one (second pass).
 	late  int64
 	learn bool
+	hold  int // events held before the first release, when learning
 	maxTs int64
 	read  bool // an event was read: maxTs is set
-	// last is the last event released; disorder says a later one preceded
-	// it (the guess of late was short).
+	// last is the last event released; disorder is set when a later one
+	// precedes it (the guess of late was short); orderers of one trace
+	// share it.
 	last     heldKey
 	released bool
-	disorder bool
+	disorder *bool
 	// maxLate is the lateness seen; maxHeld the most events held at once.
 	maxLate int64
 	maxHeld int
@@ -101,8 +104,8 @@ type orderer struct {
 	seen func(*Event)
 }
 
-func newOrderer(src chunkSource, late int64, learn bool, seen func(*Event)) *orderer {
-	return &orderer{src: src, late: late, learn: learn, seen: seen}
+func newOrderer(src chunkSource, late int64, learn bool, hold int, seen func(*Event), disorder *bool) *orderer {
+	return &orderer{src: src, late: late, learn: learn, hold: hold, seen: seen, disorder: disorder}
 }
 
 // ready says the earliest held event can go.
@@ -113,7 +116,7 @@ func (o *orderer) ready() bool {
 	if o.eof {
 		return true
 	}
-	if o.learn && !o.released && len(o.held) < learnHold {
+	if o.learn && !o.released && len(o.held) < o.hold {
 		return false
 	}
 	return o.held[0].ts < o.maxTs-o.late
@@ -162,7 +165,7 @@ func (o *orderer) arrive(e *Event) {
 	k := heldKey{ts: e.Ts, cpu: e.CPU, seq: o.seq}
 	o.seq++
 	if o.released && keyLess(heldKey{ts: e.Ts, cpu: e.CPU, seq: o.last.seq + 1}, o.last) {
-		o.disorder = true
+		*o.disorder = true
 	}
 	if n := len(o.free); n > 0 {
 		k.slot = o.free[n-1]

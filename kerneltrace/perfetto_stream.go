@@ -47,7 +47,10 @@ func (s *pfSource) varint(what string) (uint64, []byte, error) {
 	for n := 0; n < len(b); n++ {
 		c, err := s.r.ReadByte()
 		if err != nil {
-			if n == 0 && errors.Is(err, io.EOF) {
+			if !errors.Is(err, io.EOF) {
+				return 0, nil, err
+			}
+			if n == 0 {
 				return 0, nil, io.EOF
 			}
 			return 0, nil, fmt.Errorf("offset %d: Trace: the file ends inside a %s", s.off-int64(n), what)
@@ -90,6 +93,9 @@ func (s *pfSource) field() error {
 			k = 8
 		}
 		if m, err := s.r.Discard(k); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return err
+			}
 			return fmt.Errorf("offset %d: Trace field %d: the file ends inside it (%d of %d bytes)", at, num, m, k)
 		}
 		s.off += int64(k)
@@ -112,6 +118,9 @@ func (s *pfSource) field() error {
 	if num != fTracePacket {
 		m, err := s.r.Discard(int(l))
 		s.off += int64(m)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("offset %d: Trace field %d: length %d runs past the end (%d bytes left)", at, num, l, m)
 		}
@@ -126,6 +135,9 @@ func (s *pfSource) field() error {
 		s.pkt = slices.Grow(s.pkt, int(step))[:start+int(step)]
 		m, err := io.ReadFull(s.r, s.pkt[start:])
 		s.off += int64(m)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("offset %d: Trace field %d: length %d runs past the end (%d bytes left)", at, num, l, start+m)
 		}
