@@ -52,7 +52,8 @@ func benchDat(n int) []byte {
 }
 
 // BenchmarkImport reads and builds a million events in each format (issue
-// 35 asks for at most 2 s natively).
+// 35 asks for at most 2 s natively): whole (Read, then Build) and
+// streamed (ReadModel, from memory here so that both read the same bytes).
 func BenchmarkImport(b *testing.B) {
 	const n = 1_000_000
 	for _, f := range []struct {
@@ -71,6 +72,18 @@ func BenchmarkImport(b *testing.B) {
 				}
 				if _, err := Build(tr, Options{}); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(f.name+"/stream", func(b *testing.B) {
+			b.SetBytes(int64(len(f.data)))
+			for b.Loop() {
+				_, sum, err := ReadModelBytes(f.data, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if sum.Events < n*9/10 {
+					b.Fatalf("%d events", sum.Events)
 				}
 			}
 		})

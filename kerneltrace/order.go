@@ -19,7 +19,6 @@ package kerneltrace
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"io"
 )
@@ -60,17 +59,45 @@ func keyLess(a, b heldKey) bool {
 	return a.seq < b.seq
 }
 
+// heldHeap is a min-heap by keyLess, written out rather than through
+// container/heap, whose any-typed Push and Pop would allocate per event.
 type heldHeap []heldKey
 
-func (h heldHeap) Len() int           { return len(h) }
-func (h heldHeap) Less(i, j int) bool { return keyLess(h[i], h[j]) }
-func (h heldHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *heldHeap) Push(x any)        { *h = append(*h, x.(heldKey)) }
-func (h *heldHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *heldHeap) push(k heldKey) {
+	*h = append(*h, k)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !keyLess(a[i], a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *heldHeap) pop() heldKey {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < n && keyLess(a[l], a[small]) {
+			small = l
+		}
+		if r := l + 1; r < n && keyLess(a[r], a[small]) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		a[i], a[small] = a[small], a[i]
+		i = small
+	}
+	*h = a
+	return top
 }
 
 // orderer releases one source's events in (Ts, CPU) order.
@@ -141,7 +168,7 @@ func (o *orderer) next() (*Event, error) {
 		o.arrive(&o.chunk[o.pos])
 		o.pos++
 	}
-	k := heap.Pop(&o.held).(heldKey)
+	k := o.held.pop()
 	o.out = o.slots[k.slot]
 	o.slots[k.slot] = Event{}
 	o.free = append(o.free, k.slot)
@@ -175,7 +202,7 @@ func (o *orderer) arrive(e *Event) {
 		k.slot = int32(len(o.slots))
 		o.slots = append(o.slots, *e)
 	}
-	heap.Push(&o.held, k)
+	o.held.push(k)
 	o.maxHeld = max(o.maxHeld, len(o.held))
 }
 
@@ -199,7 +226,7 @@ func (m *merge) pull(i int) error {
 		return err
 	}
 	m.heads[i] = *e
-	heap.Push(&m.h, heldKey{ts: e.Ts, cpu: e.CPU, slot: int32(i), seq: uint64(i)})
+	m.h.push(heldKey{ts: e.Ts, cpu: e.CPU, slot: int32(i), seq: uint64(i)})
 	return nil
 }
 
@@ -216,7 +243,7 @@ func (m *merge) next() (*Event, error) {
 	if len(m.h) == 0 {
 		return nil, io.EOF
 	}
-	k := heap.Pop(&m.h).(heldKey)
+	k := m.h.pop()
 	m.out = m.heads[k.slot]
 	if err := m.pull(int(k.slot)); err != nil {
 		return nil, err
