@@ -257,7 +257,7 @@ func inflate(open func() (io.ReadCloser, error), limit int64) ([]byte, error) {
 	defer r.Close()
 	out, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("at inflated byte %d: %w", len(out), err)
 	}
 	if int64(len(out)) > limit {
 		return nil, fmt.Errorf("inflates to more than %d bytes", MaxInflatedBytes)

@@ -81,6 +81,9 @@ func (s *pfSource) field() error {
 	if n < 0 {
 		return fmt.Errorf("offset %d: Trace: bad field tag: %v", at, protowire.ParseError(n))
 	}
+	if num == fTracePacket && typ != protowire.BytesType {
+		return fmt.Errorf("offset %d: Trace.packet: wire type %d, want %d", s.off, typ, protowire.BytesType)
+	}
 	switch typ {
 	case protowire.VarintType:
 		if _, _, err := s.varint("varint field"); err != nil {
@@ -135,7 +138,9 @@ func (s *pfSource) field() error {
 		s.pkt = slices.Grow(s.pkt, int(step))[:start+int(step)]
 		m, err := io.ReadFull(s.r, s.pkt[start:])
 		s.off += int64(m)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		// The file's own end (not an error of a gzip stream under it,
+		// which names its place itself).
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF { //nolint:errorlint
 			return err
 		}
 		if err != nil {

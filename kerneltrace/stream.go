@@ -167,7 +167,7 @@ func (g *gzipLimit) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p[:min(int64(len(p)), g.left)])
 	g.left -= int64(n)
 	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("gzip: %w", err)
+		err = fmt.Errorf("gzip: at inflated byte %d: %w", MaxInflatedBytes-g.left, err)
 	}
 	return n, err
 }
