@@ -30,8 +30,11 @@ type live struct {
 	// Options.KeepCut).
 	modeled bool
 	cur     Segment // the segment under construction
-	fresh   bool    // created by a new-task event and not run yet
-	exiting bool    // sched_process_exit seen: its switch-out ends it
+	// tgidLater: the thread's Tgid is the trace's map's (Trace.Tgid), read
+	// when needed (tgidNow) or at the end, since a stream may give it later.
+	tgidLater bool
+	fresh     bool // created by a new-task event and not run yet
+	exiting   bool // sched_process_exit seen: its switch-out ends it
 
 	runStart, readySince, wokenAt, blockTs int64
 	blockIO                                bool
@@ -149,6 +152,7 @@ func (b *builder) done() *Model {
 		b.m.CPUs = b.opts.CPUs
 	}
 	b.m.StartNs, b.m.EndNs = b.start, b.end
+	b.settleTgids()
 	b.finish()
 	kept := filter(b.m, b.opts)
 	lat := make([][]int64, len(b.m.Threads))
@@ -181,9 +185,9 @@ func (b *builder) create(tid int32, comm string, prio int32) *live {
 		comm = b.commOf(tid)
 	}
 	id := ThreadID(len(b.m.Threads))
-	b.m.Threads = append(b.m.Threads, Thread{Tid: tid, Gen: gen, Tgid: b.tgidOf(tid), Names: []string{comm},
+	b.m.Threads = append(b.m.Threads, Thread{Tid: tid, Gen: gen, Names: []string{comm},
 		Prio: prio, PinnedCPU: pinnedCPU(comm)})
-	l := &live{id: id, cpu: -1, wokenAt: -1}
+	l := &live{id: id, cpu: -1, wokenAt: -1, tgidLater: true}
 	b.live[tid] = l
 	b.st = append(b.st, l)
 	return l
@@ -247,7 +251,7 @@ func (b *builder) event(e *Event) {
 		if l := b.live[e.Target]; l != nil {
 			l.exiting = true
 			if e.Tgid > 0 {
-				b.thread(l).Tgid = e.Tgid
+				b.thread(l).Tgid, l.tgidLater = e.Tgid, false
 			}
 		}
 	case KindFree:
@@ -436,17 +440,16 @@ func (b *builder) newTask(e *Event) {
 	c := b.create(e.Target, e.Comm, e.Prio)
 	ct := b.thread(c)
 	parent := b.live[e.Pid]
-	if parent != nil {
-		pt := b.thread(parent)
-		if e.CloneFlags&cloneThread != 0 && pt.Tgid != 0 {
-			ct.Tgid = pt.Tgid
-		} else if e.CloneFlags&cloneThread != 0 {
-			ct.Tgid = pt.Tid
+	if parent != nil && e.CloneFlags&cloneThread != 0 {
+		// A thread joins its parent's process: the parent's group, or the
+		// parent itself when the trace gives none.
+		ct.Tgid, c.tgidLater = b.thread(parent).Tid, false
+		if g := b.tgidNow(parent); g != 0 {
+			ct.Tgid = g
 		}
 	}
-	if ct.Tgid == 0 && e.CloneFlags != 0 {
-		ct.Tgid = ct.Tid // a new process
-	}
+	// Otherwise the child's group is the trace's, or (finish) its own tid: a
+	// new process.
 	c.fresh, c.modeled = true, true
 	c.state, c.readySince, c.wokenAt = stRunnable, e.Ts, e.Ts
 	if parent != nil && parent.state == stRunning && parent.modeled && !b.opts.AllTimed && e.Pid > 0 {

@@ -48,3 +48,23 @@ func (b *builder) traceHasWaking() bool {
 	}
 	return b.wakingAsked == 2
 }
+
+// tgidNow settles l's thread group from the trace's map when the walk needs
+// it (a thread's parent's); the others are settled at the end (settleTgids).
+func (b *builder) tgidNow(l *live) int32 {
+	t := b.thread(l)
+	if l.tgidLater {
+		t.Tgid, l.tgidLater = b.tgidOf(t.Tid), false
+	}
+	return t.Tgid
+}
+
+// settleTgids gives the threads whose group the walk did not need the
+// trace's, now that it is whole.
+func (b *builder) settleTgids() {
+	for _, l := range b.st {
+		if l.tgidLater {
+			b.thread(l).Tgid, l.tgidLater = b.tr.Tgid[b.thread(l).Tid], false
+		}
+	}
+}

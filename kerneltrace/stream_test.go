@@ -97,8 +97,9 @@ func TestStreamSameAsWhole(t *testing.T) {
 
 // TestStreamPasses checks the first pass's guesses: a trace in order
 // with its facts up front takes one pass, holding few events; one whose
-// process tree comes last, or whose order is off by more than the first
-// stretch showed, takes two and still matches (TestStreamSameAsWhole).
+// kernel release comes last (an old one, whose prev_state reads
+// otherwise), or whose order is off by more than the first stretch
+// showed, takes two and still matches (TestStreamSameAsWhole).
 func TestStreamPasses(t *testing.T) {
 	st := genSteps(40000, 4)
 	for _, tc := range []struct {
@@ -108,6 +109,9 @@ func TestStreamPasses(t *testing.T) {
 		maxHeldK int // thousands of events held at most
 	}{
 		{"text", genText(st, 4, false), 1, 1},
+		// A thread's tgid column comes on its own lines, after the switch
+		// that first names it: the builder reads it at the end.
+		{"text-tgid", genText(st, 4, true), 1, 1},
 		{"perfetto", genPerfetto(st, 4, 400, false, false), 1, 2 * learnHold / 1000},
 		{"trace.dat", genDat(st, 4, false, false), 1, 1},
 		{"perfetto-tree-last", genPerfetto(st, 4, 400, false, true), 2, 2 * learnHold / 1000},
