@@ -77,6 +77,10 @@ func ReadModel(r io.ReaderAt, size int64, opts Options) (*Model, *Summary, error
 
 // readWhole is Read and Build, for the formats not streamed.
 func readWhole(r io.ReaderAt, size int64, opts Options) (*Model, *Summary, error) {
+	if size > MaxInflatedBytes {
+		return nil, nil, fmt.Errorf("a %d-byte file that is not Perfetto, ftrace text or trace.dat by its first %d bytes "+
+			"(the formats read as a stream) is too large to read whole (the limit is %d bytes)", size, detectPrefix, int64(MaxInflatedBytes))
+	}
 	data, err := io.ReadAll(io.NewSectionReader(r, 0, size))
 	if err != nil {
 		return nil, nil, err
