@@ -52,7 +52,10 @@ func benchDat(n int) []byte {
 }
 
 // BenchmarkImport reads and builds a million events in each format (issue
-// 35 asks for at most 2 s natively).
+// 35 asks for at most 2 s natively): whole (Read, then Build) and
+// streamed (ReadModel, from memory here so that both read the same bytes).
+// cpu-s/op is the CPU time per import, garbage collection included, which
+// the machine's load does not inflate as it does the wall time.
 func BenchmarkImport(b *testing.B) {
 	const n = 1_000_000
 	for _, f := range []struct {
@@ -61,6 +64,8 @@ func BenchmarkImport(b *testing.B) {
 	}{{"text", benchText(n)}, {"perfetto", benchPerfetto(n)}, {"trace.dat", benchDat(n)}} {
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(f.data)))
+			cpu := cpuSeconds()
+			defer func() { b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op") }()
 			for b.Loop() {
 				tr, err := Read(f.data)
 				if err != nil {
@@ -71,6 +76,20 @@ func BenchmarkImport(b *testing.B) {
 				}
 				if _, err := Build(tr, Options{}); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(f.name+"/stream", func(b *testing.B) {
+			b.SetBytes(int64(len(f.data)))
+			cpu := cpuSeconds()
+			defer func() { b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op") }()
+			for b.Loop() {
+				_, sum, err := ReadModelBytes(f.data, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if sum.Events < n*9/10 {
+					b.Fatalf("%d events", sum.Events)
 				}
 			}
 		})

@@ -30,8 +30,11 @@ type live struct {
 	// Options.KeepCut).
 	modeled bool
 	cur     Segment // the segment under construction
-	fresh   bool    // created by a new-task event and not run yet
-	exiting bool    // sched_process_exit seen: its switch-out ends it
+	// tgidLater: the thread's Tgid is the trace's map's (Trace.Tgid), read
+	// when needed (tgidNow) or at the end, since a stream may give it later.
+	tgidLater bool
+	fresh     bool // created by a new-task event and not run yet
+	exiting   bool // sched_process_exit seen: its switch-out ends it
 
 	runStart, readySince, wokenAt, blockTs int64
 	blockIO                                bool
@@ -42,17 +45,30 @@ type live struct {
 }
 
 type builder struct {
-	tr        *Trace
-	opts      Options
-	m         *Model
-	start     int64
-	end       int64
-	live      map[int32]*live // the current generation of each tid
-	st        []*live         // per ThreadID
-	hasWaking bool
+	// tr holds what the trace says outside events (Tgid, Comm,
+	// ValidFromNs). While a stream is read, its maps may still be filling:
+	// the lookups made are kept in seen for a check once it is whole.
+	tr    *Trace
+	opts  Options
+	m     *Model
+	start int64
+	end   int64
+	// begun: the first event was seen (it sets the window's start); last is
+	// the latest event's time, the window's end when EndNs is 0.
+	begun bool
+	last  int64
+	live  map[int32]*live // the current generation of each tid
+	st    []*live         // per ThreadID
+	// hasWaking says whether the trace holds sched_waking; asked the first
+	// time a sched_wakeup needs it, and kept.
+	hasWaking   func() bool
+	wakingAsked int8 // 0: not asked yet, 1: no, 2: yes
 	// onCPU is the thread each CPU last switched to (nil: idle): a switch
 	// there from another thread means its switch-out was lost.
 	onCPU map[int32]*live
+	// seen records, when non-nil, what the walk read of tr before tr was
+	// whole (a streamed first pass), so that it can be checked after.
+	seen *seenFacts
 }
 
 // Build turns a trace into a replay model (see model.go). It never fails on
@@ -61,48 +77,84 @@ func Build(tr *Trace, opts Options) (*Model, error) {
 	if tr == nil {
 		return nil, fmt.Errorf("kerneltrace: Build: no trace")
 	}
+	hasWaking := false
+	for i := range tr.Events {
+		if tr.Events[i].Kind == KindWaking && !tr.Events[i].WakeupOnly {
+			hasWaking = true
+			break
+		}
+	}
+	b, err := newBuilder(tr, opts, func() bool { return hasWaking })
+	if err != nil {
+		return nil, err
+	}
+	for i := range tr.Events {
+		b.add(&tr.Events[i])
+	}
+	return b.done(), nil
+}
+
+// newBuilder starts a model; events come through add in (Ts, CPU) order.
+func newBuilder(tr *Trace, opts Options, hasWaking func() bool) (*builder, error) {
 	if opts.StartNs < 0 || opts.EndNs < 0 || (opts.EndNs > 0 && opts.EndNs <= opts.StartNs) {
 		return nil, fmt.Errorf("kerneltrace: Options: window [%d, %d) is empty or negative", opts.StartNs, opts.EndNs)
 	}
 	if opts.CPUs < 0 || opts.CPUs > MaxCPUs {
 		return nil, fmt.Errorf("kerneltrace: Options.CPUs: %d is outside [0, %d]", opts.CPUs, MaxCPUs)
 	}
-	b := &builder{tr: tr, opts: opts, m: &Model{CPUs: tr.CPUs}, live: make(map[int32]*live), onCPU: make(map[int32]*live)}
-	if opts.CPUs > 0 {
-		b.m.CPUs = opts.CPUs
-	}
-	evs := tr.Events
-	b.start, b.end = opts.StartNs, opts.EndNs
-	if len(evs) > 0 {
-		if b.start == 0 {
-			b.start = evs[0].Ts
+	return &builder{tr: tr, opts: opts, m: &Model{}, live: make(map[int32]*live), onCPU: make(map[int32]*live),
+		hasWaking: hasWaking, start: opts.StartNs, end: opts.EndNs}, nil
+}
+
+// begin settles the window at the first event.
+func (b *builder) begin(first int64) {
+	b.begun = true
+	if b.opts.FromFirst {
+		b.start += first
+		if b.opts.EndNs > 0 {
+			b.end += first
 		}
-		if b.end == 0 {
-			b.end = evs[len(evs)-1].Ts
-		}
+	} else if b.start == 0 {
+		b.start = first
 	}
 	// Events lost before ValidFromNs: the window starts after (TRACES.md 3, pitfall 4).
-	b.start = max(b.start, tr.ValidFromNs)
-	for i := range evs {
-		if evs[i].Kind == KindWaking && !evs[i].WakeupOnly {
-			b.hasWaking = true
-			break
-		}
+	if b.seen != nil {
+		b.seen.start, b.seen.validFrom = b.start, b.tr.ValidFromNs
 	}
-	for i := range evs {
-		e := &evs[i]
-		if e.Ts < b.start || e.Ts >= b.end && opts.EndNs > 0 {
-			continue
-		}
-		b.m.Counts.Events++
-		b.event(e)
+	b.start = max(b.start, b.tr.ValidFromNs)
+}
+
+// add walks one event; events must come in the order Trace.Events holds them.
+func (b *builder) add(e *Event) {
+	if !b.begun {
+		b.begin(e.Ts)
+	}
+	b.last = e.Ts
+	if e.Ts < b.start || e.Ts >= b.end && b.opts.EndNs > 0 {
+		return
+	}
+	b.m.Counts.Events++
+	b.event(e)
+}
+
+// done closes the walk and returns the model.
+func (b *builder) done() *Model {
+	if !b.begun {
+		b.start = max(b.start, b.tr.ValidFromNs)
+	} else if b.opts.EndNs == 0 {
+		b.end = b.last
 	}
 	if b.end < b.start {
 		b.end = b.start
 	}
+	b.m.CPUs = b.tr.CPUs
+	if b.opts.CPUs > 0 {
+		b.m.CPUs = b.opts.CPUs
+	}
 	b.m.StartNs, b.m.EndNs = b.start, b.end
+	b.settleTgids()
 	b.finish()
-	kept := filter(b.m, opts)
+	kept := filter(b.m, b.opts)
 	lat := make([][]int64, len(b.m.Threads))
 	for i := range lat {
 		old := ThreadID(i)
@@ -112,7 +164,7 @@ func Build(tr *Trace, opts Options) (*Model, error) {
 		lat[i] = b.st[old].lat
 	}
 	processes(b.m, lat, b.tr.Comm)
-	return b.m, nil
+	return b.m
 }
 
 // get returns tid's current thread, creating it (state stNone) if new.
@@ -130,12 +182,12 @@ func (b *builder) create(tid int32, comm string, prio int32) *live {
 		gen = b.m.Threads[old.id].Gen + 1
 	}
 	if comm == "" {
-		comm = b.tr.Comm[tid]
+		comm = b.commOf(tid)
 	}
 	id := ThreadID(len(b.m.Threads))
-	b.m.Threads = append(b.m.Threads, Thread{Tid: tid, Gen: gen, Tgid: b.tr.Tgid[tid], Names: []string{comm},
+	b.m.Threads = append(b.m.Threads, Thread{Tid: tid, Gen: gen, Names: []string{comm},
 		Prio: prio, PinnedCPU: pinnedCPU(comm)})
-	l := &live{id: id, cpu: -1, wokenAt: -1}
+	l := &live{id: id, cpu: -1, wokenAt: -1, tgidLater: true}
 	b.live[tid] = l
 	b.st = append(b.st, l)
 	return l
@@ -182,7 +234,7 @@ func (b *builder) event(e *Event) {
 	case KindWaking:
 		// A trace with sched_waking has sched_wakeup as a second, later
 		// report of the same wakeups (perfetto docs, cpu-scheduling.md).
-		if e.Target > 0 && !(e.WakeupOnly && b.hasWaking) {
+		if e.Target > 0 && !(e.WakeupOnly && b.traceHasWaking()) {
 			b.waking(e)
 		}
 	case KindNew:
@@ -199,7 +251,7 @@ func (b *builder) event(e *Event) {
 		if l := b.live[e.Target]; l != nil {
 			l.exiting = true
 			if e.Tgid > 0 {
-				b.thread(l).Tgid = e.Tgid
+				b.thread(l).Tgid, l.tgidLater = e.Tgid, false
 			}
 		}
 	case KindFree:
@@ -388,17 +440,16 @@ func (b *builder) newTask(e *Event) {
 	c := b.create(e.Target, e.Comm, e.Prio)
 	ct := b.thread(c)
 	parent := b.live[e.Pid]
-	if parent != nil {
-		pt := b.thread(parent)
-		if e.CloneFlags&cloneThread != 0 && pt.Tgid != 0 {
-			ct.Tgid = pt.Tgid
-		} else if e.CloneFlags&cloneThread != 0 {
-			ct.Tgid = pt.Tid
+	if parent != nil && e.CloneFlags&cloneThread != 0 {
+		// A thread joins its parent's process: the parent's group, or the
+		// parent itself when the trace gives none.
+		ct.Tgid, c.tgidLater = b.thread(parent).Tid, false
+		if g := b.tgidNow(parent); g != 0 {
+			ct.Tgid = g
 		}
 	}
-	if ct.Tgid == 0 && e.CloneFlags != 0 {
-		ct.Tgid = ct.Tid // a new process
-	}
+	// Otherwise the child's group is the trace's, or (finish) its own tid: a
+	// new process.
 	c.fresh, c.modeled = true, true
 	c.state, c.readySince, c.wokenAt = stRunnable, e.Ts, e.Ts
 	if parent != nil && parent.state == stRunning && parent.modeled && !b.opts.AllTimed && e.Pid > 0 {

@@ -23,6 +23,13 @@
 // Bad input is an error naming the byte offset or line and the field; no input
 // makes a decoder panic or loop (each has a fuzz test).
 //
+// ReadModel reads and builds in one, streaming: the decoders yield events a
+// line, packet or page at a time, an ordering stage (order.go) puts them in
+// Trace.Events' order holding only what a later event could precede, and
+// the builder takes them one at a time, so memory holds the model rather
+// than the file (stream.go says how the facts of the whole trace are had
+// before it is read: a second pass when the first guessed one wrong).
+//
 // # Replaying
 //
 // Build turns a Trace into a Model: per thread, a list of segments (run so many

@@ -68,3 +68,13 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStream checks that the streamed reader agrees with Read and Build on
+// any input: both refuse it, or both give the same model.
+func FuzzStream(f *testing.F) {
+	fuzzSeeds(f, true)
+	fuzzSeeds(f, false)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsWhole(t, data, Options{KeepCut: true})
+	})
+}

@@ -186,6 +186,9 @@ type Options struct {
 	// first and last event. A window never starts before the trace's
 	// ValidFromNs (events lost before).
 	StartNs, EndNs int64
+	// FromFirst counts StartNs and EndNs from the trace's first event, for a
+	// caller that does not know it before reading (a streamed trace).
+	FromFirst bool
 	// Pids and Names keep only the processes with these tgids or names (a
 	// process's name is its leader's, or any of its threads' when the leader is
 	// not in the trace). Empty: every process. Wakeups and spawns from threads

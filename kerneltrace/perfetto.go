@@ -74,6 +74,7 @@ type curTask struct {
 
 type pfDecoder struct {
 	t        *Trace
+	out      []Event // the events decoded, in file order
 	cur      map[int32]*curTask
 	inflated int64
 	maxCPU   int32
@@ -85,6 +86,7 @@ func readPerfetto(data []byte) (*Trace, error) {
 	if err := d.trace(data, 0, 0); err != nil {
 		return nil, fmt.Errorf("perfetto: %w", err)
 	}
+	d.t.Events = d.out
 	old := kernelBefore414(d.t.KernelRelease)
 	for i := range d.t.Events {
 		if e := &d.t.Events[i]; e.Kind == KindSwitch {
@@ -178,6 +180,11 @@ func (f field) want(msg, name string, typ protowire.Type) error {
 // trace walks a Trace message (a file, or an inflated compressed_packets).
 func (d *pfDecoder) trace(b []byte, base, depth int) error {
 	return walk(b, base, "Trace", func(f field) error {
+		if f.typ == protowire.StartGroupType {
+			// Skipping one means reading to its end: no Perfetto writer
+			// makes one, and a stream cannot look ahead for it.
+			return fmt.Errorf("offset %d: Trace field %d: a group, which no Perfetto trace holds", f.at, f.num)
+		}
 		if f.num != fTracePacket {
 			return nil
 		}
@@ -250,7 +257,7 @@ func inflate(open func() (io.ReadCloser, error), limit int64) ([]byte, error) {
 	defer r.Close()
 	out, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("at inflated byte %d: %w", len(out), err)
 	}
 	if int64(len(out)) > limit {
 		return nil, fmt.Errorf("inflates to more than %d bytes", MaxInflatedBytes)

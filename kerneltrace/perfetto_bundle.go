@@ -57,7 +57,7 @@ func (d *pfDecoder) bundle(b []byte, base int) error {
 		return err
 	}
 	d.maxCPU = max(d.maxCPU, cpu)
-	first := len(d.t.Events)
+	first := len(d.out)
 	// The cpu field may follow the events in the encoding: decode them after.
 	for _, f := range events {
 		if err := d.event(f.v, f.at, cpu); err != nil {
@@ -75,7 +75,7 @@ func (d *pfDecoder) bundle(b []byte, base int) error {
 		// from the end of the previous read when the bundle has none.
 		d.t.LostEvents++
 		ts := prevEnd
-		for i, e := range d.t.Events[first:] {
+		for i, e := range d.out[first:] {
 			if i == 0 || e.Ts < ts {
 				ts = e.Ts
 			}
@@ -180,6 +180,6 @@ func (d *pfDecoder) event(b []byte, base int, cpu int32) error {
 		e.Kind = KindMigrate
 		e.Comm, e.Target, e.Prio, e.OrigCPU, e.TargetCPU = s[1], int32(n[2]), int32(n[3]), int32(n[4]), int32(n[5])
 	}
-	d.t.Events = append(d.t.Events, e)
+	d.out = append(d.out, e)
 	return nil
 }

@@ -104,7 +104,7 @@ func (d *pfDecoder) compact(b []byte, base int, cpu int32) error {
 			// The first switch on a CPU has no known prev: kept, with PrevPid -1,
 			// for what it says of next (Perfetto drops it).
 			*c = curTask{pid: e.NextPid, comm: e.NextComm, prio: e.NextPrio, ok: true}
-			d.t.Events = append(d.t.Events, e)
+			d.out = append(d.out, e)
 			si++
 			if si < ns {
 				sts += cs.sw[1][si]
@@ -123,7 +123,7 @@ func (d *pfDecoder) compact(b []byte, base int, cpu int32) error {
 		if c.ok {
 			e.Pid = c.pid
 		}
-		d.t.Events = append(d.t.Events, e)
+		d.out = append(d.out, e)
 		wi++
 		if wi < nw {
 			wts += cs.sw[7][wi]

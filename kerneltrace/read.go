@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // traceDatMagic opens a trace-cmd trace.dat file (trace-cmd.dat(5)).
@@ -56,8 +58,19 @@ func looksPerfetto(data []byte) bool {
 		ok = f.num == fTracePacket
 		return stopErr{}
 	})
-	_, stopped := err.(stopErr)
-	return ok && stopped
+	if _, stopped := err.(stopErr); stopped {
+		return ok
+	}
+	// A file cut inside its first packet: the packet's length runs past
+	// the end, but what is there starts like a packet and not like text.
+	// Read then refuses it naming the offset, not as of no known format.
+	l, n := protowire.ConsumeVarint(data[1:])
+	if n < 0 || l <= uint64(len(data)-1-n) || looksText(data[:min(len(data), 4096)]) {
+		return false
+	}
+	num, typ, m := protowire.ConsumeTag(data[1+n:])
+	return m > 0 && num < 1000 && (typ == protowire.VarintType || typ == protowire.BytesType ||
+		typ == protowire.Fixed32Type || typ == protowire.Fixed64Type)
 }
 
 // looksText: a tracefs/trace-cmd header, or an event line among the first lines.
@@ -135,23 +148,24 @@ func Read(data []byte) (*Trace, error) {
 func systraceHTML(data []byte) ([]byte, error) {
 	var out []byte
 	open := []byte(`<script class="trace-data"`)
-	for {
-		i := bytes.Index(data, open)
+	for at := 0; ; {
+		i := bytes.Index(data[at:], open)
 		if i < 0 {
 			break
 		}
-		data = data[i+len(open):]
-		gt := bytes.IndexByte(data, '>')
+		tag := at + i
+		at = tag + len(open)
+		gt := bytes.IndexByte(data[at:], '>')
 		if gt < 0 {
-			return nil, fmt.Errorf("systrace HTML: unterminated <script class=\"trace-data\"> tag")
+			return nil, fmt.Errorf("systrace HTML: offset %d: unterminated <script class=\"trace-data\"> tag", tag)
 		}
-		data = data[gt+1:]
-		end := bytes.Index(data, []byte("</script>"))
+		at += gt + 1
+		end := bytes.Index(data[at:], []byte("</script>"))
 		if end < 0 {
-			return nil, fmt.Errorf("systrace HTML: <script class=\"trace-data\"> without </script>")
+			return nil, fmt.Errorf("systrace HTML: offset %d: <script class=\"trace-data\"> without </script> (the file is cut short?)", tag)
 		}
-		block := bytes.TrimSpace(data[:end])
-		data = data[end:]
+		block := bytes.TrimSpace(data[at : at+end])
+		at += end
 		if len(block) > 0 && (block[0] == '{' || block[0] == '[') {
 			continue
 		}

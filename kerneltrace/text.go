@@ -8,8 +8,11 @@ package kerneltrace
 // a sched event line with a malformed field is an error naming its line.
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -34,14 +37,16 @@ func readText(data []byte, f Format) (*Trace, error) {
 	p := textParser{t: t}
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		if err := p.line(string(bytes.TrimRight(line, "\r")), lineNo); err != nil {
+		var ended bool
+		line, data, ended = bytes.Cut(data, []byte{'\n'})
+		if err := p.line(string(bytes.TrimRight(line, "\r")), lineNo, ended || f != FormatText); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", f, lineNo, err)
 		}
 	}
-	if p.events == 0 {
-		return nil, fmt.Errorf("%s: no scheduler events found (sched_switch, sched_waking, ... lines)", f)
+	if err := p.done(); err != nil {
+		return nil, err
 	}
+	t.Events = p.out
 	t.finish()
 	t.CPUs = max(t.CPUs, p.headerCPUs)
 	return t, nil
@@ -49,12 +54,71 @@ func readText(data []byte, f Format) (*Trace, error) {
 
 type textParser struct {
 	t          *Trace
+	out        []Event // the events decoded, in file order
 	headerCPUs int
 	events     int
 	lostMark   bool // a lost-events mark was seen: the next event's time starts the valid part
 }
 
-func (p *textParser) line(s string, lineNo int) error {
+func (p *textParser) done() error {
+	if p.events == 0 {
+		return fmt.Errorf("%s: no scheduler events found (sched_switch, sched_waking, ... lines)", p.t.Format)
+	}
+	return nil
+}
+
+// textSource reads ftrace text from a stream, a line at a time.
+type textSource struct {
+	p      textParser
+	r      *bufio.Reader
+	lineNo int
+	long   []byte // a line longer than r's buffer, gathered
+}
+
+func newTextSource(r io.Reader, t *Trace) *textSource {
+	return &textSource{p: textParser{t: t}, r: bufio.NewReaderSize(r, 1<<16)}
+}
+
+func (s *textSource) more(buf []Event) ([]Event, error) {
+	s.p.out = buf
+	for len(s.p.out) == len(buf) {
+		line, err := s.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			s.long = append(s.long, line...)
+			continue
+		}
+		if s.long != nil {
+			line = append(s.long, line...)
+			s.long = nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return s.p.out, err
+		}
+		if len(line) > 0 {
+			s.lineNo++
+			ended := line[len(line)-1] == '\n'
+			text := string(bytes.TrimRight(bytes.TrimSuffix(line, []byte{'\n'}), "\r"))
+			if perr := s.p.line(text, s.lineNo, ended || s.p.t.Format != FormatText); perr != nil {
+				return s.p.out, fmt.Errorf("%s: line %d: %w", s.p.t.Format, s.lineNo, perr)
+			}
+		}
+		if err != nil {
+			if derr := s.p.done(); derr != nil {
+				return s.p.out, derr
+			}
+			s.p.t.CPUs = max(s.p.t.CPUs, s.p.headerCPUs)
+			return s.p.out, io.EOF
+		}
+	}
+	return s.p.out, nil
+}
+
+// line decodes one line; ended says a newline closed it. A file of
+// ftrace text that ends inside an event line was cut short: the line may
+// have lost a field and still parse (next_pid=12 of next_pid=123), so it
+// is refused. Text taken from HTML or JSON has its container to say it is
+// whole.
+func (p *textParser) line(s string, lineNo int, ended bool) error {
 	trim := strings.TrimSpace(s)
 	switch {
 	case trim == "":
@@ -104,8 +168,11 @@ func (p *textParser) line(s string, lineNo int) error {
 		p.lostMark = false
 		p.t.ValidFromNs = max(p.t.ValidFromNs, ts)
 	}
+	if !ended {
+		return fmt.Errorf("the file ends inside this %s line, with no newline: it was cut short", l.event)
+	}
 	p.events++
-	p.t.Events = append(p.t.Events, e)
+	p.out = append(p.out, e)
 	return nil
 }
 

@@ -9,28 +9,64 @@ package kerneltrace
 // any kernel's field layout reads (tracedat_page.go).
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
 
 // datReader reads a trace.dat's numbers in the file's byte order; every
 // read is bounds-checked and fails naming the offset and what was read.
+// Over a section in memory, b is all of it; over the file (src set), b is
+// a window of it at base, moved on as reads go past it, so the header is
+// read without the per-CPU data that follows.
 type datReader struct {
 	b    []byte
 	off  int
 	base int // offset of b[0] in the file (a section inflated from elsewhere)
 	bo   binary.ByteOrder
+	src  io.ReaderAt
+	end  int64 // with src: where the readable bytes end
 }
 
 func (r *datReader) errorf(format string, a ...any) error {
 	return fmt.Errorf("offset %d: "+format, append([]any{r.base + r.off}, a...)...)
 }
 
+// left is how many bytes remain to read.
+func (r *datReader) left() int64 {
+	if r.src != nil {
+		return r.end - int64(r.base+r.off)
+	}
+	return int64(len(r.b) - r.off)
+}
+
+// window moves a file reader's window to start at its position and hold
+// at least n bytes (at least 64 KB when the file has them).
+func (r *datReader) window(n uint64) error {
+	pos := int64(r.base + r.off)
+	if n > uint64(r.end-pos) {
+		return nil
+	}
+	w := make([]byte, max(int64(n), min(1<<16, r.end-pos)))
+	if _, err := r.src.ReadAt(w, pos); err != nil && !(errors.Is(err, io.EOF) && pos+int64(len(w)) <= r.end) {
+		return fmt.Errorf("offset %d: reading: %w", pos, err)
+	}
+	r.b, r.base, r.off = w, int(pos), 0
+	return nil
+}
+
 func (r *datReader) bytes(n uint64, what string) ([]byte, error) {
+	if n > uint64(len(r.b)-r.off) && r.src != nil {
+		if err := r.window(n); err != nil {
+			return nil, err
+		}
+	}
 	if n > uint64(len(r.b)-r.off) {
-		return nil, r.errorf("%s: %d bytes, only %d left", what, n, len(r.b)-r.off)
+		return nil, r.errorf("%s: %d bytes, only %d left", what, n, r.left())
 	}
 	v := r.b[r.off : r.off+int(n)]
 	r.off += int(n)
@@ -63,39 +99,46 @@ func (r *datReader) u64(what string) (uint64, error) {
 
 // cstr reads a NUL-terminated string.
 func (r *datReader) cstr(what string) (string, error) {
-	for i := r.off; i < len(r.b); i++ {
-		if r.b[i] == 0 {
-			s := string(r.b[r.off:i])
-			r.off = i + 1
-			return s, nil
+	for {
+		for i := r.off; i < len(r.b); i++ {
+			if r.b[i] == 0 {
+				s := string(r.b[r.off:i])
+				r.off = i + 1
+				return s, nil
+			}
+		}
+		if r.src == nil || r.left() <= int64(len(r.b)-r.off) {
+			return "", r.errorf("%s: no terminating NUL", what)
+		}
+		if err := r.window(uint64(min(r.left(), int64(2*(len(r.b)-r.off)+1<<16)))); err != nil {
+			return "", err
 		}
 	}
-	return "", r.errorf("%s: no terminating NUL", what)
 }
 
-// span reads an (offset, size) pair of u64s naming bytes of file, and
-// returns them and their offset.
-func (r *datReader) span(file []byte, what string) ([]byte, int, error) {
+// span reads an (offset, size) pair of u64s naming bytes of the file,
+// checked against its size.
+func (r *datReader) span(fileSize int64, what string) (int64, int64, error) {
 	off, err := r.u64(what + " offset")
 	if err != nil {
-		return nil, 0, err
+		return 0, 0, err
 	}
 	size, err := r.u64(what + " size")
 	if err != nil {
-		return nil, 0, err
+		return 0, 0, err
 	}
-	if off > uint64(len(file)) || size > uint64(len(file))-off {
-		return nil, 0, r.errorf("%s [%d, +%d) runs past the end of the file (%d bytes)", what, off, size, len(file))
+	if off > uint64(fileSize) || size > uint64(fileSize)-off {
+		return 0, 0, r.errorf("%s [%d, +%d) runs past the end of the file (%d bytes)", what, off, size, fileSize)
 	}
-	return file[off : off+size], int(off), nil
+	return int64(off), int64(size), nil
 }
 
 // fits checks that n entries of at least min bytes each can fit in what is
 // left, so a corrupt count fails at once instead of looping for billions
 // of empty entries.
 func (r *datReader) fits(n uint32, min int, what string) error {
-	if uint64(n)*uint64(min) > uint64(len(r.b)-r.off) {
-		return r.errorf("%d %s cannot fit in the %d bytes left", n, what, len(r.b)-r.off)
+	if uint64(n)*uint64(min) > uint64(r.left()) {
+		return r.errorf("%d %s cannot fit in the %d bytes left", n, what, r.left())
 	}
 	return nil
 }
@@ -121,19 +164,52 @@ type datFile struct {
 	commitOff, commitSize, dataOff int
 	formats                        map[uint16]*evFormat
 	tr                             *Trace
+	// compression names v7's ("none" or "zlib").
+	compression string
+	// src is the file, of size bytes; cpus its per-CPU data, in file order.
+	src  io.ReaderAt
+	size int64
+	cpus []datCPU
+	// out collects decoded events (a page's, when streamed).
+	out []Event
+}
+
+// datCPU is one CPU's ring-buffer data: where it lies in the file, and
+// whether it is in compressed chunks (v7).
+type datCPU struct {
+	cpu        int32
+	off, size  int64
+	compressed bool
+}
+
+// at returns a reader of the file from off on.
+func (f *datFile) at(off int64) *datReader {
+	return &datReader{src: f.src, end: f.size, base: int(off), bo: f.order}
 }
 
 // readTraceDat decodes a trace.dat file.
 func readTraceDat(data []byte) (*Trace, error) {
-	t, err := readTraceDatFile(data)
+	f, err := openTraceDat(bytes.NewReader(data), int64(len(data)))
+	if err == nil {
+		for _, c := range f.cpus {
+			err = f.allPages(c)
+			if err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("trace.dat: %w", err)
 	}
-	return t, nil
+	f.tr.Events = f.out
+	f.tr.finish()
+	return f.tr, nil
 }
 
-func readTraceDatFile(data []byte) (*Trace, error) {
-	r := &datReader{b: data, bo: binary.LittleEndian}
+// openTraceDat reads a trace.dat's header: formats, cmdlines, options, and
+// where each CPU's data lies; the data is read after, by page.
+func openTraceDat(src io.ReaderAt, size int64) (*datFile, error) {
+	r := &datReader{src: src, end: size, bo: binary.LittleEndian}
 	if err := r.magic(traceDatMagic); err != nil {
 		return nil, err
 	}
@@ -159,7 +235,7 @@ func readTraceDatFile(data []byte) (*Trace, error) {
 	if ps < 64 || ps > 1<<20 {
 		return nil, r.errorf("page size %d is out of range", ps)
 	}
-	f := &datFile{pageSize: int(ps), order: r.bo, formats: make(map[uint16]*evFormat), tr: newTrace(FormatTraceDat)}
+	f := &datFile{pageSize: int(ps), order: r.bo, formats: make(map[uint16]*evFormat), tr: newTrace(FormatTraceDat), src: src, size: size}
 	switch ver {
 	case "6":
 		f.version = 6
@@ -173,8 +249,7 @@ func readTraceDatFile(data []byte) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.tr.finish()
-	return f.tr, nil
+	return f, nil
 }
 
 func (f *datFile) readV6(r *datReader) error {
@@ -227,13 +302,11 @@ func (f *datFile) readV6(r *datReader) error {
 		return r.errorf("section %q, want flyrecord", kind)
 	}
 	for cpu := 0; cpu < int(cpus); cpu++ {
-		data, off, err := r.span(r.b, "CPU "+strconv.Itoa(cpu)+" data")
+		off, size, err := r.span(f.size, "CPU "+strconv.Itoa(cpu)+" data")
 		if err != nil {
 			return err
 		}
-		if err := f.pages(data, off, int32(cpu)); err != nil {
-			return err
-		}
+		f.cpus = append(f.cpus, datCPU{cpu: int32(cpu), off: off, size: size})
 	}
 	return nil
 }

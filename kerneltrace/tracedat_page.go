@@ -7,6 +7,9 @@ package kerneltrace
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -90,31 +93,126 @@ const (
 	rbMissedEvents = 1 << 31
 )
 
-// pages decodes one CPU's ring-buffer pages; base is their file offset.
-func (f *datFile) pages(b []byte, base int, cpu int32) error {
-	ps := f.pageSize
-	for p := 0; p+f.dataOff <= len(b); p += ps {
-		page := b[p:min(p+ps, len(b))]
-		ts := int64(f.order.Uint64(page))
-		var commit uint64
-		if f.commitSize == 8 {
-			commit = f.order.Uint64(page[f.commitOff:])
-		} else {
-			commit = uint64(f.order.Uint32(page[f.commitOff:]))
+// datCursor reads one CPU's ring-buffer pages a page at a time: from the
+// file, or from its compressed chunks inflated one at a time. Offsets in
+// errors are the file's, or for compressed data the data's start plus the
+// offset in the inflated bytes (what a reader of the chunks can find).
+type datCursor struct {
+	f    *datFile
+	c    datCPU
+	pos  int64 // bytes of this CPU's (inflated) data paged so far
+	page []byte
+	// compressed data: the chunk reader, chunks left, inflated bytes not
+	// yet paged, and the total inflated.
+	chunks   *datReader
+	left     uint32
+	total    uint32
+	pend     []byte
+	inflated int64
+}
+
+func (f *datFile) cursor(c datCPU) (*datCursor, error) {
+	k := &datCursor{f: f, c: c}
+	if c.compressed {
+		k.chunks = &datReader{src: f.src, end: c.off + c.size, base: int(c.off), bo: f.order}
+		n, err := k.chunks.u32("chunk count")
+		if err != nil {
+			return nil, err
 		}
-		size := int(commit & rbCommitMask)
-		if f.dataOff+size > len(page) {
-			return errAt(base+p+f.commitOff, "CPU %d page: commit says %d bytes of data, the page holds %d", cpu, size, len(page)-f.dataOff)
-		}
-		if commit&rbMissedEvents != 0 {
-			f.tr.LostEvents++
-			f.tr.ValidFromNs = max(f.tr.ValidFromNs, ts)
-		}
-		if err := f.page(page[f.dataOff:f.dataOff+size], base+p+f.dataOff, cpu, ts); err != nil {
+		k.left, k.total = n, n
+	}
+	return k, nil
+}
+
+// allPages decodes a CPU's every page into f.out.
+func (f *datFile) allPages(c datCPU) error {
+	k, err := f.cursor(c)
+	if err != nil {
+		return err
+	}
+	for {
+		if err := k.next(); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 	}
-	return nil
+}
+
+// more is a chunkSource: the next page's events.
+func (k *datCursor) more(buf []Event) ([]Event, error) {
+	k.f.out = buf
+	for len(k.f.out) == len(buf) {
+		if err := k.next(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return k.f.out, io.EOF
+			}
+			return k.f.out, fmt.Errorf("trace.dat: %w", err)
+		}
+	}
+	return k.f.out, nil
+}
+
+// next decodes the next page into f.out; io.EOF after the last.
+func (k *datCursor) next() error {
+	f, ps := k.f, k.f.pageSize
+	var page []byte
+	if k.c.compressed {
+		for len(k.pend) < ps && k.left > 0 {
+			c, err := f.inflateBlock(k.chunks, "chunk "+strconv.Itoa(int(k.total-k.left)))
+			if err != nil {
+				return err
+			}
+			k.left--
+			k.inflated += int64(len(c))
+			if k.inflated > MaxInflatedBytes {
+				return k.chunks.errorf("trace data inflates to more than %d bytes", MaxInflatedBytes)
+			}
+			k.pend = append(k.pend, c...)
+		}
+		if len(k.pend) < f.dataOff {
+			return io.EOF
+		}
+		page = k.pend[:min(ps, len(k.pend))]
+	} else {
+		n := min(int64(ps), k.c.size-k.pos)
+		if n < int64(f.dataOff) {
+			return io.EOF
+		}
+		if cap(k.page) < int(n) {
+			k.page = make([]byte, ps)
+		}
+		page = k.page[:n]
+		if _, err := f.src.ReadAt(page, k.c.off+k.pos); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("offset %d: reading CPU %d data: %w", k.c.off+k.pos, k.c.cpu, err)
+		}
+	}
+	base := int(k.c.off + k.pos)
+	k.pos += int64(len(page))
+	if k.c.compressed {
+		defer func() { k.pend = k.pend[len(page):] }()
+	}
+	return f.onePage(page, base, k.c.cpu)
+}
+
+// onePage decodes one ring-buffer page whose file offset is base.
+func (f *datFile) onePage(page []byte, base int, cpu int32) error {
+	ts := int64(f.order.Uint64(page))
+	var commit uint64
+	if f.commitSize == 8 {
+		commit = f.order.Uint64(page[f.commitOff:])
+	} else {
+		commit = uint64(f.order.Uint32(page[f.commitOff:]))
+	}
+	size := int(commit & rbCommitMask)
+	if f.dataOff+size > len(page) {
+		return errAt(base+f.commitOff, "CPU %d page: commit says %d bytes of data, the page holds %d", cpu, size, len(page)-f.dataOff)
+	}
+	if commit&rbMissedEvents != 0 {
+		f.tr.LostEvents++
+		f.tr.ValidFromNs = max(f.tr.ValidFromNs, ts)
+	}
+	return f.page(page[f.dataOff:f.dataOff+size], base+f.dataOff, cpu, ts)
 }
 
 // page decodes the records of one page's data.

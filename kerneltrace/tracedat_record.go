@@ -159,6 +159,6 @@ func (f *datFile) record(rec []byte, at int, cpu int32, ts int64) error {
 	if r.err != nil {
 		return r.err
 	}
-	f.tr.Events = append(f.tr.Events, e)
+	f.out = append(f.out, e)
 	return nil
 }

@@ -28,10 +28,9 @@ const (
 
 type v7File struct {
 	*datFile
-	r           *datReader
-	compression string
-	buffers     [][]byte // BUFFER options of the top instance
-	sections    map[uint16]uint64
+	r        *datReader
+	buffers  [][]byte // BUFFER options of the top instance
+	sections map[uint16]uint64
 }
 
 func (f *datFile) readV7(r *datReader) error {
@@ -102,11 +101,10 @@ func (f *datFile) readV7(r *datReader) error {
 // section reads the section header at off, checks its id, and returns a
 // reader over its (inflated) contents.
 func (v *v7File) section(off uint64, want uint16) (*datReader, error) {
-	r := &datReader{b: v.r.b, bo: v.r.bo}
-	if off > uint64(len(r.b)) {
-		return nil, fmt.Errorf("offset %d: section %d lies past the end of the file (%d bytes)", off, want, len(r.b))
+	if off > uint64(v.size) {
+		return nil, fmt.Errorf("offset %d: section %d lies past the end of the file (%d bytes)", off, want, v.size)
 	}
-	r.off = int(off)
+	r := v.at(int64(off))
 	id, err := r.u16("section id")
 	if err != nil {
 		return nil, err
@@ -142,7 +140,7 @@ func (v *v7File) section(off uint64, want uint16) (*datReader, error) {
 
 // inflateBlock reads "<4 bytes compressed size><4 bytes size><data>" and
 // inflates it.
-func (v *v7File) inflateBlock(r *datReader, what string) ([]byte, error) {
+func (f *datFile) inflateBlock(r *datReader, what string) ([]byte, error) {
 	csize, err := r.u32(what + " compressed size")
 	if err != nil {
 		return nil, err
@@ -156,8 +154,8 @@ func (v *v7File) inflateBlock(r *datReader, what string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.compression != "zlib" {
-		return nil, fmt.Errorf("offset %d: %s is compressed but the file names compression %q", at, what, v.compression)
+	if f.compression != "zlib" {
+		return nil, fmt.Errorf("offset %d: %s is compressed but the file names compression %q", at, what, f.compression)
 	}
 	out, err := inflate(func() (io.ReadCloser, error) { return zlib.NewReader(bytes.NewReader(data)) }, min(int64(usize), MaxInflatedBytes))
 	if err != nil {
@@ -232,7 +230,7 @@ func (v *v7File) buffer(b []byte) error {
 	}
 	var compressed bool
 	if secOff != 0 {
-		hdr := &datReader{b: v.r.b, bo: v.order, off: int(min(secOff, uint64(len(v.r.b))))}
+		hdr := v.at(int64(min(secOff, uint64(v.size))))
 		if _, err := hdr.u16("flyrecord section id"); err != nil {
 			return err
 		}
@@ -250,40 +248,12 @@ func (v *v7File) buffer(b []byte) error {
 		if cpu >= MaxCPUs {
 			return fmt.Errorf("BUFFER option: CPU %d is above %d", cpu, MaxCPUs)
 		}
-		data, off, err := r.span(v.r.b, "BUFFER option: CPU "+strconv.Itoa(int(cpu))+" data")
+		off, size, err := r.span(v.size, "BUFFER option: CPU "+strconv.Itoa(int(cpu))+" data")
 		if err != nil {
 			return err
 		}
 		v.tr.CPUs = max(v.tr.CPUs, int(cpu)+1)
-		if compressed {
-			if data, err = v.chunks(data, off); err != nil {
-				return err
-			}
-		}
-		if err := v.pages(data, off, int32(cpu)); err != nil {
-			return err
-		}
+		v.cpus = append(v.cpus, datCPU{cpu: int32(cpu), off: off, size: size, compressed: compressed})
 	}
 	return nil
-}
-
-// chunks inflates compressed trace data: a chunk count, then chunks.
-func (v *v7File) chunks(b []byte, base int) ([]byte, error) {
-	r := &datReader{b: b, base: base, bo: v.order}
-	n, err := r.u32("chunk count")
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	for i := range n {
-		c, err := v.inflateBlock(r, "chunk "+strconv.Itoa(int(i)))
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(out))+int64(len(c)) > MaxInflatedBytes {
-			return nil, r.errorf("trace data inflates to more than %d bytes", MaxInflatedBytes)
-		}
-		out = append(out, c...)
-	}
-	return out, nil
 }

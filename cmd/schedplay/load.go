@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -21,6 +23,9 @@ type source struct {
 	data  []byte
 	// trace shapes the model of a kernel trace (tracewrap.go).
 	trace traceOpts
+	// file is the path of a trace read from disk: data holds only its
+	// first bytes, and the trace is streamed from the file.
+	file string
 }
 
 // decode applies knob overrides and validates; errors name the source and the
@@ -28,6 +33,9 @@ type source struct {
 func (s source) decode(sets ...string) (engine.Scenario, error) {
 	data := s.data
 	if looksTrace(data) {
+		if s.file != "" {
+			return decodeTraceFile(s.file, s.label, s.trace, sets)
+		}
 		return decodeTrace(data, s.label, s.trace, sets)
 	}
 	if rtapp.Detect(data) {
@@ -75,7 +83,16 @@ func (a *app) load(arg string) (source, error) {
 	f, err := os.Open(arg)
 	if err == nil {
 		defer f.Close()
-		data, err := readSource(f)
+		// A trace is streamed from the file at decode; only its first
+		// bytes are read here, enough to tell it from a scenario.
+		head, err := io.ReadAll(io.LimitReader(f, engine.MaxScenarioBytes+1))
+		if err != nil {
+			return source{}, fmt.Errorf("reading %s: %w", arg, err)
+		}
+		if looksTrace(head) {
+			return source{label: arg, data: head, file: arg}, nil
+		}
+		data, err := readSource(io.MultiReader(bytes.NewReader(head), f))
 		if err != nil {
 			return source{}, fmt.Errorf("reading %s: %w", arg, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -39,7 +40,9 @@ import (
 // document, since a trace's model may be larger than a scenario document
 // may be (engine.MaxScenarioBytes).
 
-// maxTraceFileBytes bounds a trace file the CLI reads whole.
+// maxTraceFileBytes bounds a trace the CLI reads whole (from stdin, which
+// cannot be read twice); a trace file is streamed (kerneltrace.ReadModel),
+// whatever its size.
 const maxTraceFileBytes = kerneltrace.MaxInflatedBytes
 
 // traceOpts are run's flags that shape the model: the window (ms from the
@@ -61,10 +64,10 @@ func looksTrace(data []byte) bool {
 	return len(trimmed) == 0 || trimmed[0] != '{' || f == kerneltrace.FormatChrome
 }
 
-// options turns the flags into kerneltrace.Options for a trace starting at
-// firstNs; errors name the flag.
-func (o traceOpts) options(firstNs int64) (kerneltrace.Options, error) {
-	var opts kerneltrace.Options
+// options turns the flags into kerneltrace.Options, the window counted
+// from the trace's first event; errors name the flag.
+func (o traceOpts) options() (kerneltrace.Options, error) {
+	opts := kerneltrace.Options{FromFirst: true}
 	if o.window != "" {
 		from, to, ok := strings.Cut(o.window, ":")
 		f, err1 := strconv.ParseFloat(strings.TrimSpace(from), 64)
@@ -72,8 +75,8 @@ func (o traceOpts) options(firstNs int64) (kerneltrace.Options, error) {
 		if !ok || err1 != nil || err2 != nil || f < 0 || t <= f || math.IsInf(t, 0) || t > 1e9 {
 			return opts, fmt.Errorf("--window %q: want FROM:TO in ms from the trace's first event, 0 <= FROM < TO (e.g. 100:350)", o.window)
 		}
-		opts.StartNs = firstNs + int64(f*1e6)
-		opts.EndNs = firstNs + int64(t*1e6)
+		opts.StartNs = int64(f * 1e6)
+		opts.EndNs = int64(t * 1e6)
 	}
 	for _, p := range o.processes {
 		if pid, err := strconv.ParseInt(p, 10, 32); err == nil && pid > 0 {
@@ -91,19 +94,30 @@ func (o traceOpts) options(firstNs int64) (kerneltrace.Options, error) {
 // decodeTrace reads the trace data, builds its model and returns the
 // scenario that replays it, sets applied.
 func decodeTrace(data []byte, label string, o traceOpts, sets []string) (engine.Scenario, error) {
-	tr, err := kerneltrace.Read(data)
-	if err != nil {
-		return engine.Scenario{}, fmt.Errorf("%s: %w", label, err)
-	}
-	var first int64
-	if len(tr.Events) > 0 {
-		first = tr.Events[0].Ts
-	}
-	opts, err := o.options(first)
+	return traceScenario(bytes.NewReader(data), int64(len(data)), label, o, sets)
+}
+
+// decodeTraceFile is decodeTrace of a file, streamed from disk: memory holds
+// the model, not the file.
+func decodeTraceFile(path, label string, o traceOpts, sets []string) (engine.Scenario, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return engine.Scenario{}, err
 	}
-	m, err := kerneltrace.Build(tr, opts)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return engine.Scenario{}, err
+	}
+	return traceScenario(f, st.Size(), label, o, sets)
+}
+
+func traceScenario(r io.ReaderAt, size int64, label string, o traceOpts, sets []string) (engine.Scenario, error) {
+	opts, err := o.options()
+	if err != nil {
+		return engine.Scenario{}, err
+	}
+	m, sum, err := kerneltrace.ReadModel(r, size, opts)
 	if err != nil {
 		return engine.Scenario{}, fmt.Errorf("%s: %w", label, err)
 	}
@@ -112,14 +126,14 @@ func decodeTrace(data []byte, label string, o traceOpts, sets []string) (engine.
 		if len(o.processes) > 0 {
 			what = fmt.Sprintf("no process matches --process %s", strings.Join(o.processes, ", "))
 		}
-		return engine.Scenario{}, fmt.Errorf("%s: nothing to replay: %s (%d events read)", label, what, len(tr.Events))
+		return engine.Scenario{}, fmt.Errorf("%s: nothing to replay: %s (%d events read)", label, what, sum.Events)
 	}
 	if m.CPUs < 1 || m.CPUs > engine.MaxVCPUs {
 		return engine.Scenario{}, fmt.Errorf("%s: the trace has %d CPUs; the engine runs 1 to %d: --set machine.vcpus=N replays it on N", label, m.CPUs, engine.MaxVCPUs)
 	}
 	sc := engine.DefaultScenario()
 	sc.Name = strings.TrimSuffix(path.Base(label), path.Ext(label))
-	sc.Description = fmt.Sprintf("trace %s (%s, %d CPUs, %d threads)", label, tr.Format, m.CPUs, len(m.Threads))
+	sc.Description = fmt.Sprintf("trace %s (%s, %d CPUs, %d threads)", label, sum.Format, m.CPUs, len(m.Threads))
 	sc.Machine.VCPUs = m.CPUs
 	sc.Sched.Policy = "linux"
 	sc.WarmupMs = 0

@@ -57,6 +57,31 @@ func TestRunKernelTrace(t *testing.T) {
 	}
 }
 
+// A trace file is streamed from disk (decodeTraceFile), stdin is read
+// whole: the same trace gives the same run either way.
+func TestRunKernelTraceFileAsStdin(t *testing.T) {
+	lisa, err := os.ReadFile(lisaTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--window", "100:2000", "--format", "json"}
+	file := newTestApp(t, engine.Run)
+	if code := file.main(append([]string{"run", lisaTrace}, args...)); code != 0 {
+		t.Fatalf("exit %d: %s", code, file.errOut)
+	}
+	stdin := newTestApp(t, engine.Run)
+	stdin.stdin = bytes.NewReader(lisa)
+	if code := stdin.main(append([]string{"run", "-"}, args...)); code != 0 {
+		t.Fatalf("exit %d: %s", code, stdin.errOut)
+	}
+	// The label (file name or stdin) names the scenario; the rest agrees.
+	a := strings.ReplaceAll(file.out.String(), "lisa-trace", "stdin")
+	a = strings.ReplaceAll(a, lisaTrace, "stdin")
+	if b := stdin.out.String(); a != b || !strings.Contains(b, `"threads"`) {
+		t.Fatalf("file and stdin runs differ:\n%.800s\n%.800s", a, b)
+	}
+}
+
 // Errors name what is wrong: the flag, the file, the knob.
 func TestRunKernelTraceErrors(t *testing.T) {
 	for _, tc := range []struct {
