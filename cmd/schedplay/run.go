@@ -13,7 +13,7 @@ import (
 // [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR]
 // [--window FROM:TO] [--process NAME|PID ...]
 func (a *app) cmdRun(args []string) error {
-	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR] [--window FROM:TO] [--process NAME|PID ...]")
+	fs := a.newFlagSet("run", "FILE [--set path=value ...] [--policy POLICY.star] [--format table|json|csv] [--trace out.json] [--checkpoint-at T --checkpoint-out PATH] [--from PATH] [--rtapp-log DIR] [--window FROM:TO] [--process NAME|PID ...] [--group PATH,weight=W,max=Q/P ...]")
 	var sets stringList
 	format := formatFlag("table")
 	fs.Var(&sets, "set", "override a knob, `path=value` (repeatable; see schedplay knobs)")
@@ -33,6 +33,8 @@ func (a *app) cmdRun(args []string) error {
 	var to traceOpts
 	fs.StringVar(&to.window, "window", "", "replay only `FROM:TO`, ms from the first event, of a kernel trace (FILE a Perfetto, ftrace-text or trace.dat file)")
 	fs.Var(&to.processes, "process", "replay only the kernel trace's process `NAME or PID` (repeatable); its wakeups by others become timed sleeps")
+	var groups groupFlags
+	fs.Var(&groups, "group", "set a task group's cpu.weight and cpu.max, `PATH[,weight=W][,max=QUOTA/PERIOD]` in µs (repeatable; sched.groups, for rt-app taskgroup keys under sched.policy=linux)")
 	pos, err := parse(fs, args, a)
 	if err != nil {
 		return err
@@ -62,6 +64,9 @@ func (a *app) cmdRun(args []string) error {
 		return err
 	}
 	if err := pf.apply(&sc); err != nil {
+		return err
+	}
+	if err := groups.apply(&sc); err != nil {
 		return err
 	}
 	if logDir != "" {
