@@ -89,39 +89,3 @@ func fairCurr(c *cpu) *thread {
 	}
 	return nil
 }
-
-// taskRQ is the queue t's entity goes on at c: the root's, or its task
-// group's there.
-func taskRQ(c *cpu, t *thread) *fairRQ {
-	if t.fair.grp == nil {
-		return &c.cfs
-	}
-	return t.fair.grp.rqs[c.id]
-}
-
-// parentRQ is the queue a group's queue's entity goes on, nil at the root.
-func (q *fairRQ) parentRQ() *fairRQ {
-	if q.grq == nil {
-		return nil
-	}
-	return q.grq.parent
-}
-
-// currAt is q's curr: the entity at q's level above c's running fair task
-// (the task itself on its own queue), or nil when that task is not below q,
-// or is below a group entity off its queue (throttled: the kernel's curr
-// counts only while on_rq).
-func currAt(c *cpu, q *fairRQ) *fairEntity {
-	t := fairCurr(c)
-	if t == nil {
-		return nil
-	}
-	e, p := &t.fair, taskRQ(c, t)
-	for p != q {
-		if p.grq == nil || !p.grq.se.onRQ {
-			return nil
-		}
-		e, p = p.grq.se, p.grq.parent
-	}
-	return e
-}

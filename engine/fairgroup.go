@@ -18,54 +18,6 @@ package engine
 // sleeping the two agree, for tasks that sleep the kernel's decays more
 // slowly (a modelled difference, docs/mechanisms.md).
 
-// taskGroup is a cgroup with the CPU controller (struct task_group).
-type taskGroup struct {
-	index  int
-	path   string
-	parent *taskGroup
-	// weight is cpu.weight; shares is tg->shares, the weight as a nice-0
-	// load (sched_weight_from_cgroup: weight·1024/100).
-	weight, shares int64
-	rqs            []*fairRQ // its queue on each CPU
-	// loadAvg is tg->load_avg: the CPUs' last contributions (tg_load_avg_contrib).
-	loadAvg int64
-	// cpu.max: quotaNs of CPU time per periodNs; quotaNs < 0 is "max".
-	quotaNs, periodNs int64
-	pool              int64 // cfs_b->runtime: what is left of this period's quota
-	periodAt          int64 // the period timer's expiry, -1 while it is stopped
-	idle              bool  // cfs_b->idle: no runtime was taken since the last period
-	throttled         []*groupRQ
-	// What cpu.stat reports: usage (this group and those below it),
-	// nr_periods, nr_throttled and throttled_usec.
-	usageNs, nrPeriods, nrThrottled, throttledNs int64
-}
-
-// groupRQ is a task group's part of its queue on one CPU.
-type groupRQ struct {
-	tg     *taskGroup
-	cpu    int
-	parent *fairRQ     // the queue its entity goes on
-	se     *fairEntity // the group's entity on this CPU
-	// contrib is tg_load_avg_contrib, last updated at contribAt.
-	contrib, contribAt int64
-	// runtime is runtime_remaining: local runtime taken from the pool.
-	runtime     int64
-	throttledAt int64
-	throttled   bool
-}
-
-// cfsBandwidthSliceNs is sysctl_sched_cfs_bandwidth_slice (5 ms): how much
-// runtime a CPU's queue takes from its group's pool at a time.
-const cfsBandwidthSliceNs = 5_000_000
-
-// minShares is MIN_SHARES: the least weight a group's entity gets.
-const minShares = 2
-
-func (g *groupRQ) runtimeEnabled() bool { return g.tg.quotaNs >= 0 }
-
-// outOfRuntime says a queue with a cpu.max has spent its runtime.
-func (g *groupRQ) outOfRuntime() bool { return g.runtimeEnabled() && g.runtime <= 0 }
-
 // groupLoad is a group queue's load.weight: its entities', curr included.
 func groupLoad(c *cpu, q *fairRQ) int64 {
 	load := q.sumW
@@ -382,6 +334,46 @@ func (s *Sim) fairTickGroups(c *cpu) {
 	}
 }
 
+// fairBecomeCurr makes c's running task t, new to the fair class or to a
+// task group, its queue's curr: enqueued as a wakeup would be, then picked
+// (set_next_task_fair), so that its groups' entities are curr above it.
+func (s *Sim) fairBecomeCurr(c *cpu, t *thread) {
+	c.cur = nil
+	s.fairEnqueue(c, t)
+	s.rqRemove(c, t)
+	s.fairSetNext(c, t)
+	c.cur = t
+	t.state = ThreadRunning
+}
+
+// taskRQ is the queue t's entity goes on at c: the root's, or its task
+// group's there.
+func taskRQ(c *cpu, t *thread) *fairRQ {
+	if t.fair.grp == nil {
+		return &c.cfs
+	}
+	return t.fair.grp.rqs[c.id]
+}
+
+// currAt is q's curr: the entity at q's level above c's running fair task
+// (the task itself on its own queue), or nil when that task is not below q,
+// or is below a group entity off its queue (throttled: the kernel's curr
+// counts only while on_rq).
+func currAt(c *cpu, q *fairRQ) *fairEntity {
+	t := fairCurr(c)
+	if t == nil {
+		return nil
+	}
+	e, p := &t.fair, taskRQ(c, t)
+	for p != q {
+		if p.grq == nil || !p.grq.se.onRQ {
+			return nil
+		}
+		e, p = p.grq.se, p.grq.parent
+	}
+	return e
+}
+
 // matchingLevel is find_matching_se: the queue where the entities above
 // tasks a and b (both on c) meet, and each one's entity there.
 func matchingLevel(c *cpu, a, b *thread) (*fairRQ, *fairEntity, *fairEntity) {
@@ -411,16 +403,4 @@ func rqDepth(q *fairRQ) int {
 		d++
 	}
 	return d
-}
-
-// fairBecomeCurr makes c's running task t, new to the fair class or to a
-// task group, its queue's curr: enqueued as a wakeup would be, then picked
-// (set_next_task_fair), so that its groups' entities are curr above it.
-func (s *Sim) fairBecomeCurr(c *cpu, t *thread) {
-	c.cur = nil
-	s.fairEnqueue(c, t)
-	s.rqRemove(c, t)
-	s.fairSetNext(c, t)
-	c.cur = t
-	t.state = ThreadRunning
 }

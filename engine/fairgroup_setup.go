@@ -81,25 +81,6 @@ func throttledPair(t *thread, src, dst *cpu) bool {
 	return false
 }
 
-// TaskGroupResult is one task group's cpu.stat over the whole run.
-type TaskGroupResult struct {
-	Path   string `json:"path"`
-	Weight int64  `json:"weight"`
-	// MaxUs and PeriodUs are its cpu.max (MaxUs 0: "max").
-	MaxUs    int64 `json:"max_us,omitzero"`
-	PeriodUs int64 `json:"period_us"`
-	// CPUMs is usage_usec: CPU time its tasks and those of the groups below
-	// it ran; CPUFrac is that over the run, in CPUs.
-	CPUMs   float64 `json:"cpu_ms"`
-	CPUFrac float64 `json:"cpu_frac"`
-	// NrPeriods, NrThrottled and ThrottledMs are cpu.max's: periods with
-	// the timer running, those in which it throttled, time queues spent
-	// throttled (summed over CPUs).
-	NrPeriods   int64   `json:"nr_periods,omitzero"`
-	NrThrottled int64   `json:"nr_throttled,omitzero"`
-	ThrottledMs float64 `json:"throttled_ms,omitzero"`
-}
-
 // taskGroupResults is every task group's result, by path.
 func (s *Sim) taskGroupResults() []TaskGroupResult {
 	var out []TaskGroupResult

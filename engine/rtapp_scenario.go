@@ -137,10 +137,10 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 // rtappTaskgroup checks a taskgroup path against the scheduler, and counts
 // it and its ancestors in groups (the paths the description names so far).
 func rtappTaskgroup(path, policy string, groups map[string]bool) string {
-	if path == "" || path == "/" {
+	switch {
+	case path == "" || path == "/":
 		return ""
-	}
-	if policy == "osv" {
+	case policy == "osv":
 		return fmt.Sprintf("%q is refused under sched.policy=osv: OSv has no control groups (core/sched.cc schedules threads alone); sched.policy=linux models task groups", path)
 	}
 	for p := path; p != ""; p = p[:strings.LastIndexByte(p, '/')] {

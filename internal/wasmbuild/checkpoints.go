@@ -118,7 +118,7 @@ func EnsureCheckpoints(repoRoot string, log io.Writer) error {
 		if err := writeAtomic(filepath.Join(dir, name), packs[i]); err != nil {
 			return err
 		}
-		r, g, _, err := writeCompressed(filepath.Join(dir, name))
+		r, g, _, err := writeCompressed(filepath.Join(dir, name), brotliQuality)
 		if err != nil {
 			return err
 		}
