@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"schedplay/engine"
+	"schedplay/internal/shareapi"
 	"schedplay/preview"
 	"schedplay/view"
 )
@@ -118,7 +119,7 @@ func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (
 		return preview.Preview{}, &noPreviewError{ctx.Err()}
 	}
 	defer func() { <-s.previews.slots }()
-	sc, err := engine.DecodeScenario(canonical)
+	sc, err := shareapi.DecodeScenario(canonical)
 	if err != nil {
 		return preview.Preview{}, &noPreviewError{fmt.Errorf("stored scenario %s: %w", id, err)}
 	}

@@ -1,6 +1,7 @@
 package shareapi
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/go-json-experiment/json"
@@ -104,10 +105,14 @@ func WithTrace(doc []byte, model *kerneltrace.Model, sets ...string) (engine.Sce
 	return sc.WithKnobs(sets...)
 }
 
+// ErrTooLarge is DecodeScenario's error for a document over its limit
+// (TooLarge names both limits).
+var ErrTooLarge = errors.New("the scenario is too large")
+
 // TooLarge is the error for a shared document over its limit: it names both.
 func TooLarge() error {
-	return fmt.Errorf("the scenario is larger than the limit of %d bytes (%d, %s, for one that replays a trace)",
-		engine.MaxScenarioBytes, MaxTraceShareBytes, Size(MaxTraceShareBytes))
+	return fmt.Errorf("%w: the limit is %d bytes (%d, %s, for one that replays a trace)",
+		ErrTooLarge, engine.MaxScenarioBytes, MaxTraceShareBytes, Size(MaxTraceShareBytes))
 }
 
 // Size writes a byte count as people read it: "4 MiB", "80 KiB", "512 bytes".

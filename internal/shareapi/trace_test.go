@@ -78,7 +78,7 @@ func TestTraceShareRefusals(t *testing.T) {
 		t.Errorf("over the limit: %v", err)
 	}
 	big, _ := json.Marshal(map[string]any{"version": engine.SchemaVersion, "description": strings.Repeat("x", engine.MaxScenarioBytes)})
-	if _, err := DecodeScenario(big); err == nil || !strings.Contains(err.Error(), "larger than the limit of 81920 bytes") {
+	if _, err := DecodeScenario(big); err == nil || !strings.Contains(err.Error(), "the limit is 81920 bytes") {
 		t.Errorf("a large document that replays no trace: %v", err)
 	}
 	m := bigModel(2)
