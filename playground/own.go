@@ -6,7 +6,7 @@ package playground
 // them.
 
 import (
-	"schedplay/engine"
+	"schedplay/internal/shareapi"
 	"schedplay/playground/urlstate"
 )
 
@@ -23,7 +23,7 @@ import (
 // runs under linux, not under OSv), and the knobs apply only after the
 // scenario with the description is checked.
 func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, error) {
-	sc, err := engine.DecodeScenario(src.plain)
+	sc, err := shareapi.WithTrace(src.plain, src.trace)
 	if err != nil {
 		return src, err
 	}
@@ -40,17 +40,25 @@ func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, 
 	if rtapp != "" {
 		setRTApp(&sc, rtapp)
 	}
+	// An rt-app workload replaces a trace's replay.
+	trace := src.trace
+	if rtapp != "" {
+		trace = nil
+	}
+	if trace != nil {
+		sc.Workload.Trace = shareapi.Placeholder()
+	}
 	data, err := sc.Canonical()
 	if err != nil {
 		return src, err
 	}
-	if sc, err = engine.DecodeScenario(data); err != nil {
+	if sc, err = shareapi.WithTrace(data, trace); err != nil {
 		return src, err
 	}
 	p := src.preset
 	p.Data = data
 	out := newSource(p, sc, src.shared)
-	out.plain, out.policy, out.rtapp = src.plain, policy, rtapp
+	out.plain, out.policy, out.rtapp, out.trace = src.plain, policy, rtapp, trace
 	return out, nil
 }
 

@@ -27,9 +27,9 @@ import (
 // filters narrow a longer one).
 const MaxTraceShareBytes = 4 << 20
 
-// placeholder is the smallest model the engine accepts: a document's model is
+// Placeholder is the smallest model the engine accepts: a document's model is
 // swapped for it while the rest of the document is checked.
-func placeholder() kerneltrace.Model {
+func Placeholder() kerneltrace.Model {
 	return kerneltrace.Model{CPUs: 1, Threads: []kerneltrace.Thread{{
 		Tid: 1, Names: []string{"placeholder"}, PinnedCPU: -1,
 		Start:    kerneltrace.End{Kind: kerneltrace.EndTimer},
@@ -63,7 +63,7 @@ func SplitTrace(data []byte) (doc []byte, model *kerneltrace.Model, err error) {
 	if err := json.Unmarshal(wl["trace"], model, json.RejectUnknownMembers(true)); err != nil {
 		return nil, nil, fmt.Errorf("workload.trace: %w", err)
 	}
-	if wl["trace"], err = json.Marshal(placeholder()); err != nil {
+	if wl["trace"], err = json.Marshal(Placeholder()); err != nil {
 		return nil, nil, err
 	}
 	if top["workload"], err = json.Marshal(wl, json.Deterministic(true)); err != nil {
