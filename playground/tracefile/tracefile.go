@@ -17,9 +17,13 @@ import (
 	"fmt"
 	"slices"
 
-	"schedplay/engine"
 	"schedplay/kerneltrace"
 )
+
+// MaxCPUs is the most CPUs the page replays on (engine.MaxVCPUs, which a
+// test keeps it equal to): a trace of a larger machine replays on this many.
+// The engine is not imported: the trace worker would link all of it.
+const MaxCPUs = 128
 
 // MaxFileBytes is the largest trace file the page opens: the worker holds it
 // and its decoded events in memory at once. A longer recording is cut to a
@@ -56,7 +60,7 @@ type Summary struct {
 	// after the last loss).
 	LostEvents int `json:"lost_events,omitzero"`
 	// TooManyCPUs says the trace has more CPUs than the engine runs: the
-	// replay runs on engine.MaxVCPUs.
+	// replay runs on MaxCPUs.
 	TooManyCPUs bool `json:"too_many_cpus,omitzero"`
 }
 
@@ -115,7 +119,7 @@ func Open(name string, data []byte) (*File, error) {
 // summarize lists m's processes and threads, busiest first.
 func summarize(name string, size int, tr *kerneltrace.Trace, m *kerneltrace.Model) Summary {
 	s := Summary{Name: name, Format: string(tr.Format), Bytes: size, CPUs: tr.CPUs, Events: len(tr.Events),
-		Threads: len(m.Threads), LostEvents: tr.LostEvents, TooManyCPUs: tr.CPUs > engine.MaxVCPUs}
+		Threads: len(m.Threads), LostEvents: tr.LostEvents, TooManyCPUs: tr.CPUs > MaxCPUs}
 	s.DurationMs = float64(tr.Events[len(tr.Events)-1].Ts-tr.Events[0].Ts) / 1e6
 	for _, p := range m.Processes {
 		sp := Process{Pid: p.Pid, Name: p.Name, CPUMs: p.Recorded.CPUMs}
@@ -144,14 +148,16 @@ func (f *File) Summary() Summary { return f.sum }
 // Model builds the replay model of the window and processes c asks for.
 // Stretches cut by the window's edges are kept (Options.KeepCut), so the
 // recorded CPU time is all replayed, as the CLI does. A window outside the
-// trace, or filters that leave no thread, are errors that say so.
+// trace, or filters that leave no thread, are errors that say so; the
+// engine's own limits (threads, segments) are checked where the page runs
+// the model, with the engine's words.
 func (f *File) Model(c Choice) (*kerneltrace.Model, error) {
 	first := f.tr.Events[0].Ts
 	dur := f.sum.DurationMs
 	if c.FromMs < 0 || c.ToMs < 0 || (c.ToMs > 0 && c.ToMs <= c.FromMs) || c.FromMs >= dur {
 		return nil, fmt.Errorf("the window %s is not within the trace's 0 to %s ms: want FROM < TO", windowText(c), msText(dur))
 	}
-	opts := kerneltrace.Options{KeepCut: true, Pids: c.Pids, AllTimed: c.AllTimed, CPUs: min(f.tr.CPUs, engine.MaxVCPUs)}
+	opts := kerneltrace.Options{KeepCut: true, Pids: c.Pids, AllTimed: c.AllTimed, CPUs: min(f.tr.CPUs, MaxCPUs)}
 	opts.StartNs = first + int64(c.FromMs*1e6)
 	if c.ToMs > 0 && c.ToMs < dur {
 		opts.EndNs = first + int64(c.ToMs*1e6)
@@ -165,16 +171,6 @@ func (f *File) Model(c Choice) (*kerneltrace.Model, error) {
 			return nil, fmt.Errorf("nothing to replay: no thread of the chosen processes runs in the window %s", windowText(c))
 		}
 		return nil, fmt.Errorf("nothing to replay: no thread runs in the window %s", windowText(c))
-	}
-	if len(m.Threads) > engine.MaxTraceThreads {
-		return nil, fmt.Errorf("the window has %d threads, above the engine's limit of %d: narrow the window or choose fewer processes", len(m.Threads), engine.MaxTraceThreads)
-	}
-	segs := 0
-	for i := range m.Threads {
-		segs += len(m.Threads[i].Segments)
-	}
-	if segs > engine.MaxTraceSegments {
-		return nil, fmt.Errorf("the window has %d run segments, above the engine's limit of %d: narrow it", segs, engine.MaxTraceSegments)
 	}
 	return m, nil
 }

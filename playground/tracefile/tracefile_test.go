@@ -5,7 +5,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"schedplay/engine"
 )
+
+func TestMaxCPUsIsTheEngines(t *testing.T) {
+	if MaxCPUs != engine.MaxVCPUs {
+		t.Fatalf("tracefile.MaxCPUs %d, engine.MaxVCPUs %d", MaxCPUs, engine.MaxVCPUs)
+	}
+}
 
 // textTrace is ftrace text of two processes on 2 CPUs: "server" (pid 100,
 // threads 100 and 101) wakes "client" (pid 200) and back, 10 rounds 1 ms
