@@ -87,6 +87,7 @@ func (m *Model) SetTrace(modelJSON []byte, name string) string {
 	if s.base.Workload.Kind != engine.WorkloadTrace {
 		return "the trace's scenario was refused: " + strings.Join(probs, "; ")
 	}
+	m.metaVer++ // the preset picker names the trace
 	m.restartWith(s, probs)
 	return ""
 }

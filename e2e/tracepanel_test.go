@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// readReplay is the page's replay section (playground.ReplayUI).
+const readReplay = `JSON.parse(window.schedplayCore.snapshot(0)).replay`
+
+// replaySection is the part of the replay section the tests read.
+type replaySection struct {
+	Runs      bool     `json:"runs"`
+	Name      string   `json:"name"`
+	CPUs      int      `json:"cpus"`
+	Threads   int      `json:"threads"`
+	WindowMs  float64  `json:"window_ms"`
+	Columns   []string `json:"columns"`
+	Processes []struct {
+		Name  string    `json:"name"`
+		Pid   int32     `json:"pid"`
+		CPUMs []float64 `json:"cpu_ms"`
+	} `json:"processes"`
+}
+
+// upload gives the panel's file input a file, as a person choosing it in
+// the file dialog does.
+func upload(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#trace-file"), []string{path})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTracePanel: a person opens "Your own → Trace" on `schedplay serve`'s
+// page, uploads a corrupt file (the panel says why it is not a trace), then
+// LISA's recorded trace (kerneltrace/testdata): the panel lists its 6 CPUs,
+// processes and threads with their recorded CPU time. They narrow the
+// window to 300 ms, leave one process out and Run: the arms replay it on 6
+// CPUs under linux, and the results set each process's CPU time as recorded
+// beside the replay's. Share stores it (the whole trace's replay too, larger
+// than a scenario document may be), and the share link replays it.
+func TestTracePanel(t *testing.T) {
+	base := serve(t)
+	ctx, _ := browser(t, 1366, 900)
+	open(t, ctx, base+"/#v=1&preset=idle-guest&speed=max")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-open"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!document.getElementById('trace-panel').hidden`, 10*time.Second)
+
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.pftrace")
+	if err := os.WriteFile(broken, []byte("\x0a\x05\x08garbage that is no trace at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, ctx, broken)
+	waitFor(t, ctx, `document.querySelector('#replay-status .err') !== null`, time.Minute)
+	if msg := eval[string](t, ctx, `document.getElementById('replay-status').textContent`); !strings.Contains(msg, "Not opened: broken.pftrace") {
+		t.Errorf("a corrupt file: the panel says %q", msg)
+	}
+
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "kerneltrace", "testdata", "lisa-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisa := filepath.Join(dir, "lisa-trace.txt")
+	if err := os.WriteFile(lisa, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, ctx, lisa)
+	waitFor(t, ctx, `!document.querySelector('.trace-chosen').hidden`, time.Minute)
+	facts := eval[string](t, ctx, `document.getElementById('trace-facts').textContent`)
+	if !strings.Contains(facts, "lisa-trace.txt") || !strings.Contains(facts, "ftrace-text") || !strings.Contains(facts, "6 CPUs") {
+		t.Errorf("the panel says %q of the LISA trace", facts)
+	}
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll('#trace-procs tbody tr')].map(r => r.textContent)`)
+	if len(rows) < 5 || !strings.Contains(rows[0], "ms") {
+		t.Fatalf("process rows %q", rows)
+	}
+	// The first process's threads, with their tids and CPU time.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-procs tbody tr:first-child summary"))); err != nil {
+		t.Fatal(err)
+	}
+	if th := eval[string](t, ctx, `document.querySelector('#trace-procs tbody tr:first-child ul').textContent`); !strings.Contains(th, "tid ") {
+		t.Errorf("the first process's threads: %q", th)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#trace-to"), "300"),
+		chromedp.Click(chromedp.CSS("#trace-procs tbody tr:last-child input"))); err != nil {
+		t.Fatal(err)
+	}
+	left := eval[string](t, ctx, `document.querySelector('#trace-procs tbody tr:last-child input').value`)
+	eval[any](t, ctx, `document.getElementById('trace-panel').scrollIntoView()`)
+	screenshot(t, ctx, "#trace-panel", "trace-panel-laptop")
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `(r => r && r.runs)(`+readReplay+`)`, time.Minute)
+	r := evalJSON[replaySection](t, ctx, readReplay)
+	st := state(t, ctx)
+	end := strconv.FormatInt(stateAs[struct {
+		EndNs int64 `json:"end_ns"`
+	}](t, ctx).EndNs, 10)
+	if r.Name != "lisa-trace.txt" || r.CPUs != 6 || r.WindowMs < 299 || r.WindowMs > 301 || len(st.Arms) != 1 || st.Scenario.Machine.VCPUs != 6 {
+		t.Fatalf("after Run: replay %+v, %d arms on %d vCPUs", r, len(st.Arms), st.Scenario.Machine.VCPUs)
+	}
+	waitFor(t, ctx, `(s => s.options[s.selectedIndex].text === 'trace: lisa-trace.txt')(document.getElementById('preset'))`, 10*time.Second)
+	for _, p := range r.Processes {
+		if strconv.Itoa(int(p.Pid)) == left {
+			t.Errorf("process %d was left out, and replays", p.Pid)
+		}
+	}
+	// Played to its end, the busiest processes replay their recorded CPU time.
+	eval[any](t, ctx, `window.schedplay.runTo(`+end+`)`)
+	waitRun(t, ctx, `(s => !s.playing && s.now_ns >= `+end+`)(window.schedplay.state())`, time.Minute)
+	r = evalJSON[replaySection](t, ctx, readReplay)
+	if len(r.Columns) != 2 || r.Columns[0] != "as recorded" || len(r.Processes) < 3 {
+		t.Fatalf("results: %+v", r)
+	}
+	for _, p := range r.Processes[:2] {
+		if p.CPUMs[1] < 0.99*p.CPUMs[0] || p.CPUMs[1] > 1.01*p.CPUMs[0] {
+			t.Errorf("process %s: %.3f ms recorded, %.3f replayed", p.Name, p.CPUMs[0], p.CPUMs[1])
+		}
+	}
+	waitFor(t, ctx, `document.querySelectorAll('#trace-results tbody tr').length >= 3`, 10*time.Second)
+	head := eval[string](t, ctx, `document.querySelector('#trace-results thead').textContent`)
+	if !strings.Contains(head, "CPU · as recorded") || !strings.Contains(head, "CPU · replayed") {
+		t.Errorf("the results table's head: %q", head)
+	}
+	screenshot(t, ctx, "", "trace-replayed-laptop")
+
+	// Share: the link replays the same trace.
+	eval[bool](t, ctx, `window.__copied = [], Object.defineProperty(navigator, 'clipboard', {value: {writeText: async (s) => { window.__copied.push(s) }}}), true`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#share"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `window.__copied.length === 1`, 30*time.Second)
+	link := eval[string](t, ctx, `window.__copied[0]`)
+	if !strings.HasPrefix(link, base+"/s/") {
+		t.Fatalf("share link %q (toast %q)", link, eval[string](t, ctx, `document.getElementById('toast').textContent`))
+	}
+
+	// The whole trace: its replay is larger than a scenario document may be.
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#trace-to"), ""), chromedp.Click(chromedp.CSS("#trace-run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `(r => r && r.runs && r.window_ms > 6000)(`+readReplay+`)`, time.Minute)
+	if n := eval[int](t, ctx, `window.schedplayCore.scenario().length`); n <= 80<<10 {
+		t.Errorf("the whole trace's scenario is %d bytes: the test meant one over a document's limit", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#share"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `window.__copied.length === 2`, 30*time.Second)
+	whole := eval[string](t, ctx, `window.__copied[1]`)
+
+	for _, c := range []struct {
+		link     string
+		windowMs float64
+	}{{link, 300}, {whole, 6000}} {
+		open(t, ctx, c.link)
+		waitFor(t, ctx, `(r => r && r.runs)(`+readReplay+`)`, time.Minute)
+		r := evalJSON[replaySection](t, ctx, readReplay)
+		if st := state(t, ctx); r.Name != "lisa-trace.txt" || r.WindowMs < c.windowMs || len(st.Problems) > 0 || st.Scenario.Machine.VCPUs != 6 {
+			t.Errorf("the share %s: replay %+v, problems %v", c.link, r, st.Problems)
+		}
+		waitFor(t, ctx, `!document.getElementById('trace-panel').hidden && document.getElementById('replay-status').textContent.includes('This link replays a trace')`, 10*time.Second)
+	}
+}
+
+// TestTracePanelPhone: the panel on a phone's width, with a trace open: it
+// fits the width (nothing scrolls sideways but the tables' own boxes), and
+// a file over the page's limit is refused at once, by name and limit.
+func TestTracePanelPhone(t *testing.T) {
+	ctx, base := browser(t, 390, 844)
+	open(t, ctx, base+"/#v=1&preset=idle-guest")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-open"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "kerneltrace", "testdata", "lisa-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lisa := filepath.Join(dir, "lisa-trace.txt")
+	if err := os.WriteFile(lisa, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, ctx, lisa)
+	waitFor(t, ctx, `!document.querySelector('.trace-chosen').hidden`, time.Minute)
+	if w := eval[float64](t, ctx, `document.getElementById('trace-panel').getBoundingClientRect().right`); w > 390 {
+		t.Errorf("the panel's right edge is at %.0f px on a 390 px screen", w)
+	}
+	if sw := eval[float64](t, ctx, `document.documentElement.scrollWidth`); sw > 390 {
+		t.Errorf("the page scrolls sideways: %.0f px wide on a 390 px screen", sw)
+	}
+	eval[any](t, ctx, `document.getElementById('trace-panel').scrollIntoView()`)
+	screenshot(t, ctx, "#trace-panel", "trace-panel-phone")
+
+	big := filepath.Join(dir, "huge.pftrace")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(65<<20 + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	upload(t, ctx, big)
+	waitFor(t, ctx, `document.getElementById('replay-status').textContent.includes('huge.pftrace is 65 MiB, above the page\'s limit of 64 MiB')`, 10*time.Second)
+}
