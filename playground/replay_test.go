@@ -125,3 +125,28 @@ func TestReplayRefused(t *testing.T) {
 		t.Error("a refused model runs")
 	}
 }
+
+// In compare, the recording is a column of its own beside each arm's
+// replay: "as recorded", then A and B, each with its figures.
+func TestReplayCompare(t *testing.T) {
+	m, _ := newModel(t, "#v=1&preset=plain")
+	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt"); msg != "" {
+		t.Fatal(msg)
+	}
+	if msg := m.Set("compare", "machine.platform:native,kvm"); msg != "" {
+		t.Fatal(msg)
+	}
+	m.RunTo(100e6)
+	for i := 1; m.Playing(); i++ {
+		m.Update(float64(i) * 16)
+	}
+	u := replayUI(t, m)
+	if len(u.Columns) != 3 || u.Columns[0] != "as recorded" || u.Columns[1][0] != 'A' || u.Columns[2][0] != 'B' || len(u.Unfinished) != 2 {
+		t.Fatalf("columns %q, unfinished %v: want as recorded, A and B", u.Columns, u.Unfinished)
+	}
+	for _, p := range u.Processes[:3] {
+		if len(p.CPUMs) != 3 || p.CPUMs[1] <= 0 || p.CPUMs[2] <= 0 {
+			t.Errorf("process %s: CPU time %v: want one as recorded and one for each arm", p.Name, p.CPUMs)
+		}
+	}
+}
