@@ -133,10 +133,27 @@ func TestTracePanel(t *testing.T) {
 	}
 	waitFor(t, ctx, `document.querySelectorAll('#trace-results tbody tr').length >= 3`, 10*time.Second)
 	head := eval[string](t, ctx, `document.querySelector('#trace-results thead').textContent`)
-	if !strings.Contains(head, "CPU · as recorded") || !strings.Contains(head, "CPU · replayed") {
+	if !strings.Contains(head, "CPU time") || !strings.Contains(head, "as recorded") || !strings.Contains(head, "replayed") {
 		t.Errorf("the results table's head: %q", head)
 	}
 	screenshot(t, ctx, "", "trace-replayed-laptop")
+
+	// Compared: the recording stays a column of its own beside both arms.
+	eval[any](t, ctx, `(s => { s.value = 'machine.platform:native,kvm'; s.dispatchEvent(new Event('change')) })(document.getElementById('compare'))`)
+	waitFor(t, ctx, `(r => r.columns.length === 3)(`+readReplay+`)`, 30*time.Second)
+	eval[any](t, ctx, `window.schedplay.runTo(100e6)`)
+	waitRun(t, ctx, `(s => !s.playing && s.now_ns >= 100e6)(window.schedplay.state())`, time.Minute)
+	waitFor(t, ctx, `document.querySelectorAll('#trace-results thead tr:last-child th').length === 6`, 10*time.Second)
+	heads := eval[[]string](t, ctx, `[...document.querySelectorAll('#trace-results thead tr:last-child th')].map(h => h.textContent)`)
+	if strings.Join(heads, ",") != "as recorded,A,B,as recorded,A,B" {
+		t.Errorf("the compared results table's heads: %q", heads)
+	}
+	if c := eval[string](t, ctx, `document.querySelector('#trace-results caption').textContent`); !strings.Contains(c, "A: Platform bare metal") {
+		t.Errorf("the compared results' caption %q does not say what A is", c)
+	}
+	eval[any](t, ctx, `document.getElementById('trace-results').scrollIntoView()`)
+	screenshot(t, ctx, viewport, "trace-compare-laptop")
+	eval[any](t, ctx, `(s => { s.value = 'off'; s.dispatchEvent(new Event('change')) })(document.getElementById('compare'))`)
 
 	// Share: the link replays the same trace.
 	eval[bool](t, ctx, `window.__copied = [], Object.defineProperty(navigator, 'clipboard', {value: {writeText: async (s) => { window.__copied.push(s) }}}), true`)
@@ -206,6 +223,14 @@ func TestTracePanelPhone(t *testing.T) {
 	eval[any](t, ctx, `document.getElementById('trace-panel').scrollIntoView()`)
 	screenshot(t, ctx, "#trace-panel", "trace-panel-phone")
 
+	// Dropped on the panel, as from a file manager: another trace replaces it.
+	eval[any](t, ctx, `(() => { const dt = new DataTransfer(); dt.items.add(new File([`+jsString(smallTrace)+`], 'dropped.txt'));
+		document.getElementById('trace-panel').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true})) })()`)
+	waitFor(t, ctx, `document.getElementById('trace-facts').textContent.includes('dropped.txt')`, 30*time.Second)
+	if facts := eval[string](t, ctx, `document.getElementById('trace-facts').textContent`); !strings.Contains(facts, "2 CPUs") {
+		t.Errorf("the dropped trace: %q", facts)
+	}
+
 	big := filepath.Join(dir, "huge.pftrace")
 	f, err := os.Create(big)
 	if err != nil {
@@ -218,3 +243,12 @@ func TestTracePanelPhone(t *testing.T) {
 	upload(t, ctx, big)
 	waitFor(t, ctx, `document.getElementById('replay-status').textContent.includes('huge.pftrace is 65 MiB, above the page\'s limit of 64 MiB')`, 10*time.Second)
 }
+
+// smallTrace is ftrace text of two threads on 2 CPUs waking each other.
+const smallTrace = `# tracer: nop
+          server-100   [000] d..2. 1.000000: sched_switch: prev_comm=server prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          client-200   [001] d..2. 1.000050: sched_waking: comm=server pid=100 prio=120 target_cpu=000
+          <idle>-0     [000] d..2. 1.000060: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=server next_pid=100 next_prio=120
+          client-200   [001] d..2. 1.000100: sched_switch: prev_comm=client prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          server-100   [000] d..2. 1.000300: sched_switch: prev_comm=server prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+`
