@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -242,6 +243,59 @@ func TestTracePanelPhone(t *testing.T) {
 	f.Close()
 	upload(t, ctx, big)
 	waitFor(t, ctx, `document.getElementById('replay-status').textContent.includes('huge.pftrace is 65 MiB, above the page\'s limit of 64 MiB')`, 10*time.Second)
+}
+
+// TestTraceShareTooLarge: a trace whose replay is over the share limit runs
+// in the page, and Share says it is not shared, naming the limit, on
+// `schedplay serve`.
+func TestTraceShareTooLarge(t *testing.T) {
+	base := serve(t)
+	ctx, _ := browser(t, 1280, 900)
+	open(t, ctx, base+"/#v=1&preset=idle-guest")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-open"))); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "busy.txt")
+	if err := os.WriteFile(path, pingPong(24000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, ctx, path)
+	waitFor(t, ctx, `!document.querySelector('.trace-chosen').hidden`, time.Minute)
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `(r => r && r.runs)(`+readReplay+`)`, 2*time.Minute)
+	t.Logf("from Run to the replay running: %v (%s)", time.Since(start).Round(10*time.Millisecond), eval[string](t, ctx, `document.getElementById('trace-facts').textContent`))
+	if n := eval[int](t, ctx, `window.schedplayCore.scenario().length`); n <= 4<<20 {
+		t.Fatalf("the scenario is %d bytes: the test meant one over the share limit", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#share"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.getElementById('toast').textContent.includes('Not shared')`, time.Minute)
+	if msg := eval[string](t, ctx, `document.getElementById('toast').textContent`); !strings.Contains(msg, "4194304, 4 MiB, for one that replays a trace") {
+		t.Errorf("the toast says %q", msg)
+	}
+}
+
+// pingPong is ftrace text of 8 pairs of threads on 4 CPUs, n rounds of one
+// waking the other: 3n events.
+func pingPong(n int) []byte {
+	var b strings.Builder
+	b.WriteString("# tracer: nop\n")
+	us := int64(1_000_000)
+	line := func(pid, cpu int, at int64, ev string) {
+		fmt.Fprintf(&b, "%16s-%-5d [%03d] d..2. %d.%06d: %s\n", "t", pid, cpu, at/1e6, at%1e6, ev)
+	}
+	for i := range n {
+		p, q, cpu := 100+i%8, 200+i%8, i%4
+		line(p, cpu, us, fmt.Sprintf("sched_switch: prev_comm=a%d prev_pid=%d prev_prio=120 prev_state=S ==> next_comm=b%d next_pid=%d next_prio=120", p, p, q, q))
+		line(q, cpu, us+5, fmt.Sprintf("sched_waking: comm=a%d pid=%d prio=120 target_cpu=%03d", p, p, cpu))
+		line(q, cpu, us+10, fmt.Sprintf("sched_switch: prev_comm=b%d prev_pid=%d prev_prio=120 prev_state=S ==> next_comm=a%d next_pid=%d next_prio=120", q, q, p, p))
+		us += 25
+	}
+	return []byte(b.String())
 }
 
 // smallTrace is ftrace text of two threads on 2 CPUs waking each other.

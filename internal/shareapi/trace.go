@@ -22,9 +22,11 @@ import (
 // MaxTraceShareBytes is the most a shared scenario that replays a trace may
 // be, as JSON: the page says so in its trace panel, and the share servers
 // refuse a larger one with an error naming the limit. A trace's model takes
-// about 60 bytes a scheduler event; 4 MiB holds some 70,000 switches, a
-// second or two of a busy 8-CPU machine (the panel's window and process
-// filters narrow a longer one).
+// about 80 bytes a scheduler event (measured on a ping-pong of 16 threads):
+// 4 MiB holds some 50,000 events, a fraction of a second of a busy machine or
+// many seconds of a quiet one (the panel's window and process filters narrow
+// a longer one). The share servers parse it whole, the Cloudflare Worker
+// within its isolate's 128 MB.
 const MaxTraceShareBytes = 4 << 20
 
 // Placeholder is the smallest model the engine accepts: a document's model is
