@@ -117,10 +117,10 @@ func traceSource(model *kerneltrace.Model, name string) (source, error) {
 	if err != nil {
 		return source{}, err
 	}
-	full, err := shareapi.WithTrace(doc, model)
-	if err != nil {
-		return source{}, err
-	}
+	// The model is checked with the knobs applied (applyKnobs): one pass
+	// over a large model's JSON fewer than checking it here too.
+	full := sc
+	full.Workload.Trace = *model
 	src := newSource(Preset{Data: doc}, full, false)
 	src.plain, src.trace = doc, model
 	return src, nil

@@ -93,18 +93,20 @@ func DecodeScenario(data []byte) (engine.Scenario, error) {
 }
 
 // WithTrace decodes doc (a document within engine.MaxScenarioBytes, with a
-// placeholder model when model is not nil) and sets model in it, checked;
-// sets are knobs applied before (engine.DecodeScenario's).
+// placeholder model when model is not nil) with sets applied (knobs, as
+// engine.DecodeScenario's), sets model in it and checks the whole. The knobs
+// apply to the small document: a large model is never written out as JSON
+// and read back, which takes seconds in a browser.
 func WithTrace(doc []byte, model *kerneltrace.Model, sets ...string) (engine.Scenario, error) {
-	if model == nil {
-		return engine.DecodeScenario(doc, sets...)
-	}
-	sc, err := engine.DecodeScenario(doc)
-	if err != nil {
+	sc, err := engine.DecodeScenario(doc, sets...)
+	if err != nil || model == nil {
 		return sc, err
 	}
 	sc.Workload.Trace = *model
-	return sc.WithKnobs(sets...)
+	if err := sc.Validate(); err != nil {
+		return engine.Scenario{}, err
+	}
+	return sc, nil
 }
 
 // ErrTooLarge is DecodeScenario's error for a document over its limit
