@@ -7,6 +7,7 @@ package playground
 
 import (
 	"schedplay/internal/shareapi"
+	"schedplay/kerneltrace"
 	"schedplay/playground/urlstate"
 )
 
@@ -40,25 +41,28 @@ func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, 
 	if rtapp != "" {
 		setRTApp(&sc, rtapp)
 	}
-	// An rt-app workload replaces a trace's replay.
-	trace := src.trace
-	if rtapp != "" {
-		trace = nil
-	}
-	if trace != nil {
+	// An rt-app workload replaces a trace's replay (the source keeps the
+	// trace, paired with plain, for when the workload goes again); the
+	// document holds a placeholder in the model's place.
+	switch {
+	case rtapp != "":
+		sc.Workload.Trace = kerneltrace.Model{}
+	case src.trace != nil:
 		sc.Workload.Trace = shareapi.Placeholder()
 	}
 	data, err := sc.Canonical()
 	if err != nil {
 		return src, err
 	}
-	if sc, err = shareapi.WithTrace(data, trace); err != nil {
+	out := src
+	out.rtapp = rtapp
+	if sc, err = shareapi.WithTrace(data, out.dataTrace()); err != nil {
 		return src, err
 	}
 	p := src.preset
 	p.Data = data
-	out := newSource(p, sc, src.shared)
-	out.plain, out.policy, out.rtapp, out.trace = src.plain, policy, rtapp, trace
+	out = newSource(p, sc, src.shared)
+	out.plain, out.policy, out.rtapp, out.trace = src.plain, policy, rtapp, src.trace
 	return out, nil
 }
 

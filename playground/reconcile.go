@@ -33,10 +33,11 @@ type source struct {
 	// rtapp is the page's rt-app workload, set as workload.rtapp ("" for
 	// none: workload.go).
 	rtapp string
-	// trace is the model of a recorded trace the scenario replays
-	// (workload.kind trace, replay.go), nil for none: preset.Data and plain
-	// then hold a placeholder model in its place (shareapi.SplitTrace), so a
-	// document stays within engine.MaxScenarioBytes however large the trace.
+	// trace is the model of a recorded trace plain replays (workload.kind
+	// trace, replay.go), nil for none: plain, and preset.Data unless an
+	// rt-app workload replaced the trace (dataTrace), then hold a placeholder
+	// model in its place (shareapi.SplitTrace), so a document stays within
+	// engine.MaxScenarioBytes however large the trace.
 	trace *kerneltrace.Model
 	// published are sc's published figures with their settings in the engine's
 	// form (see publishedFigures).
@@ -219,7 +220,16 @@ func (src source) decodeWith(knobs []urlstate.Knob) (engine.Scenario, error) {
 	for i, k := range knobs {
 		sets[i] = k.Path + "=" + k.Value
 	}
-	return shareapi.WithTrace(src.preset.Data, src.trace, sets...)
+	return shareapi.WithTrace(src.preset.Data, src.dataTrace(), sets...)
+}
+
+// dataTrace is the model preset.Data replays: the source's trace, unless the
+// page's rt-app workload replaced it.
+func (src source) dataTrace() *kerneltrace.Model {
+	if src.rtapp != "" {
+		return nil
+	}
+	return src.trace
 }
 
 // urlValue writes booleans as 1/0, the form the fragment uses.

@@ -150,3 +150,31 @@ func TestReplayCompare(t *testing.T) {
 		}
 	}
 }
+
+// An rt-app workload run over a trace replaces it; taking the workload away
+// replays the trace again, model and all.
+func TestReplayThenWorkload(t *testing.T) {
+	m, _ := newModel(t, "#v=1&preset=plain")
+	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt"); msg != "" {
+		t.Fatal(msg)
+	}
+	threads := replayUI(t, m).Threads
+	if msg := m.SetWorkload(twoTasks); msg != "" {
+		t.Fatal(msg)
+	}
+	if replayUI(t, m).Runs || !workloadUI(t, m).Runs {
+		t.Fatal("the rt-app workload did not replace the trace")
+	}
+	if msg := m.SetWorkload(""); msg != "" {
+		t.Fatal(msg)
+	}
+	if u := replayUI(t, m); !u.Runs || u.Threads != threads || u.Name != "trace.txt" {
+		t.Fatalf("without the workload: replay %+v, want the trace's %d threads again", u, threads)
+	}
+	if msg := m.SetPolicy(""); msg != "" {
+		t.Fatal(msg)
+	}
+	if u := replayUI(t, m); !u.Runs || u.Threads != threads {
+		t.Fatalf("after a policy change: replay %+v", u)
+	}
+}

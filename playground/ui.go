@@ -43,7 +43,7 @@ func (m *Model) meta() Meta {
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
 	}
-	if m.setup.src.trace != nil {
+	if m.setup.src.dataTrace() != nil {
 		mt.Trace = m.setup.base.Name
 	}
 	return mt
