@@ -85,6 +85,13 @@ func TestReplayTrace(t *testing.T) {
 			t.Errorf("process %s (%d): recorded %.3f ms of CPU, replayed %.3f", p.Name, p.Pid, p.CPUMs[0], p.CPUMs[1])
 		}
 	}
+	// The headline cards are the replay's: the CPU time replayed, of the
+	// recorded, first.
+	if cards := m.Snapshot(0).Cards.Cards; len(cards) < 4 || cards[0].ID != "replayed" || cards[0].Note != "of the CPU time the trace records" {
+		t.Errorf("cards %+v: want the CPU time replayed first", cards)
+	} else {
+		t.Logf("cards: %s %s, %s %s, %s %s, %s %s", cards[0].Label, cards[0].A, cards[1].Label, cards[1].A, cards[2].Label, cards[2].A, cards[3].Label, cards[3].A)
+	}
 	doc, err := m.ScenarioJSON()
 	if err != nil {
 		t.Fatal(err)
