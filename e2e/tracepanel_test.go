@@ -156,8 +156,14 @@ func TestTracePanel(t *testing.T) {
 	screenshot(t, ctx, viewport, "trace-compare-laptop")
 	eval[any](t, ctx, `(s => { s.value = 'off'; s.dispatchEvent(new Event('change')) })(document.getElementById('compare'))`)
 
-	// Share: the link replays the same trace.
+	// Copy link cannot carry the trace: it says to Share.
 	eval[bool](t, ctx, `window.__copied = [], Object.defineProperty(navigator, 'clipboard', {value: {writeText: async (s) => { window.__copied.push(s) }}}), true`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#copy-link"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.getElementById('toast').textContent.includes('This trace replay is too long for a link: use Share')`, 10*time.Second)
+
+	// Share: the link replays the same trace.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#share"))); err != nil {
 		t.Fatal(err)
 	}
@@ -192,6 +198,12 @@ func TestTracePanel(t *testing.T) {
 			t.Errorf("the share %s: replay %+v, problems %v", c.link, r, st.Problems)
 		}
 		waitFor(t, ctx, `!document.getElementById('trace-panel').hidden && document.getElementById('replay-status').textContent.includes('This link replays a trace')`, 10*time.Second)
+		// The share page's own link carries it.
+		eval[bool](t, ctx, `window.__copied = [], Object.defineProperty(navigator, 'clipboard', {value: {writeText: async (s) => { window.__copied.push(s) }}}), true`)
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#copy-link"))); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, `window.__copied.length === 1 && window.__copied[0].startsWith(location.origin + location.pathname + '#')`, 10*time.Second)
 	}
 }
 

@@ -547,7 +547,8 @@
       const s = view[name];
       if (s && s.origin === 'page' && !s.in_link) return what;
     }
-    if (view.replay && view.replay.runs) return 'trace replay';
+    // A trace's replay is in no link but a share's page.
+    if (view.replay && view.replay.runs && !(view.meta && view.meta.shared)) return 'trace replay';
     return '';
   }
 
