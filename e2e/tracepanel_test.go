@@ -236,6 +236,12 @@ func TestTracePanelPhone(t *testing.T) {
 	eval[any](t, ctx, `document.getElementById('trace-panel').scrollIntoView()`)
 	screenshot(t, ctx, "#trace-panel", "trace-panel-phone")
 
+	// Every wakeup timed: the replay says so.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-timed")), chromedp.Click(chromedp.CSS("#trace-run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.getElementById('replay-status').textContent.includes('every wakeup timed.')`, time.Minute)
+
 	// Dropped on the panel, as from a file manager: another trace replaces it.
 	eval[any](t, ctx, `(() => { const dt = new DataTransfer(); dt.items.add(new File([`+jsString(smallTrace)+`], 'dropped.txt'));
 		document.getElementById('trace-panel').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true})) })()`)

@@ -65,21 +65,23 @@ const replayRows = 12
 const maxTraceNameBytes = 80
 
 // SetTrace replays model (a kerneltrace.Model as JSON) as the scenario from
-// time zero, labelled name: the trace panel's Run. The scenario is the CLI's
+// time zero, labelled name, every wakeup a timed sleep with allTimed
+// (workload.trace_all_timed, a knob the page can then change or compare):
+// the trace panel's Run. The scenario is the CLI's
 // wrapper's (cmd/schedplay/tracewrap.go) within the page's limits: the
 // trace's CPU count, native platform, sched.policy linux, no wake sources of
 // the simulator's own (the trace holds the machine's), no warm-up, and twice
 // the window and 100 ms more to run in, up to engine.MaxDurationMs. The
 // page's knobs are dropped: the trace gives the machine. A model the engine
 // refuses leaves the run as it was; the refusal is returned.
-func (m *Model) SetTrace(modelJSON []byte, name string) string {
+func (m *Model) SetTrace(modelJSON []byte, name string, allTimed bool) string {
 	m.edits++
 	m.message = ""
 	var model kerneltrace.Model
 	if err := json.Unmarshal(modelJSON, &model, json.RejectUnknownMembers(true)); err != nil {
 		return "the trace's model does not decode: " + err.Error()
 	}
-	src, err := traceSource(&model, name)
+	src, err := traceSource(&model, name, allTimed)
 	if err != nil {
 		return err.Error()
 	}
@@ -93,7 +95,7 @@ func (m *Model) SetTrace(modelJSON []byte, name string) string {
 }
 
 // traceSource wraps model in a scenario (see SetTrace).
-func traceSource(model *kerneltrace.Model, name string) (source, error) {
+func traceSource(model *kerneltrace.Model, name string, allTimed bool) (source, error) {
 	if model.CPUs < 1 || model.CPUs > engine.MaxVCPUs {
 		return source{}, fmt.Errorf("the trace has %d CPUs; the page replays 1 to %d", model.CPUs, engine.MaxVCPUs)
 	}
@@ -104,6 +106,7 @@ func traceSource(model *kerneltrace.Model, name string) (source, error) {
 	sc.Sched.Policy = "linux"
 	sc.WarmupMs = 0
 	sc.Workload.WakeSourcesPerS = 0
+	sc.Workload.TraceAllTimed = allTimed
 	winMs := (model.EndNs - model.StartNs + 999_999) / 1_000_000
 	sc.DurationMs = min(2*winMs+100, engine.MaxDurationMs)
 	sc.Published = nil

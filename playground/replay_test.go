@@ -54,7 +54,7 @@ func TestReplayTrace(t *testing.T) {
 	if replayUI(t, m).Runs {
 		t.Fatal("a preset replays a trace")
 	}
-	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt"); msg != "" {
+	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt", false); msg != "" {
 		t.Fatal(msg)
 	}
 	st := m.State()
@@ -108,7 +108,7 @@ func TestReplayTrace(t *testing.T) {
 
 	// The whole trace's scenario is larger than a document may be: its share
 	// opens all the same.
-	if msg := m.SetTrace(lisaModel(t, 0), "trace.txt"); msg != "" {
+	if msg := m.SetTrace(lisaModel(t, 0), "trace.txt", false); msg != "" {
 		t.Fatal(msg)
 	}
 	if doc, err = m.ScenarioJSON(); err != nil || len(doc) <= engine.MaxScenarioBytes {
@@ -124,7 +124,7 @@ func TestReplayTrace(t *testing.T) {
 func TestReplayRefused(t *testing.T) {
 	m, _ := newModel(t, "#v=1&preset=plain")
 	for _, bad := range []string{`{"cpus":4,"threads":[{"tid":1,"segments":[{"run_ns":5,"end":{"kind":1,"waker":9}}]}]}`, `{"cpus":999}`, `not json`} {
-		if msg := m.SetTrace([]byte(bad), "bad"); msg == "" {
+		if msg := m.SetTrace([]byte(bad), "bad", false); msg == "" {
 			t.Errorf("SetTrace(%s) ran", bad)
 		}
 	}
@@ -137,7 +137,7 @@ func TestReplayRefused(t *testing.T) {
 // replay: "as recorded", then A and B, each with its figures.
 func TestReplayCompare(t *testing.T) {
 	m, _ := newModel(t, "#v=1&preset=plain")
-	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt"); msg != "" {
+	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt", false); msg != "" {
 		t.Fatal(msg)
 	}
 	if msg := m.Set("compare", "machine.platform:native,kvm"); msg != "" {
@@ -162,7 +162,7 @@ func TestReplayCompare(t *testing.T) {
 // replays the trace again, model and all.
 func TestReplayThenWorkload(t *testing.T) {
 	m, _ := newModel(t, "#v=1&preset=plain")
-	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt"); msg != "" {
+	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt", false); msg != "" {
 		t.Fatal(msg)
 	}
 	threads := replayUI(t, m).Threads
@@ -183,5 +183,22 @@ func TestReplayThenWorkload(t *testing.T) {
 	}
 	if u := replayUI(t, m); !u.Runs || u.Threads != threads {
 		t.Fatalf("after a policy change: replay %+v", u)
+	}
+}
+
+// "Every wakeup timed" is the scenario's knob, workload.trace_all_timed.
+func TestReplayAllTimed(t *testing.T) {
+	m, _ := newModel(t, "#v=1&preset=plain")
+	if msg := m.SetTrace(lisaModel(t, 300), "trace.txt", true); msg != "" {
+		t.Fatal(msg)
+	}
+	if u := replayUI(t, m); !u.AllTimed {
+		t.Fatalf("replay %+v: want all timed", u)
+	}
+	if msg := m.Set("workload.trace_all_timed", "0"); msg != "" {
+		t.Fatal(msg)
+	}
+	if u := replayUI(t, m); u.AllTimed || !u.Runs {
+		t.Fatalf("after the knob: replay %+v", u)
 	}
 }

@@ -51,7 +51,7 @@
   const filters = mk('div', { className: 'trace-filters' },
     mk('label', { htmlFor: 'trace-from', textContent: 'Window from' }), from, mk('label', { htmlFor: 'trace-to', textContent: 'to' }), to,
     mk('span', { textContent: 'ms' }), span,
-    mk('label', { className: 'trace-check', title: 'Replay every wakeup as a sleep of its recorded length (as LinSched does), instead of a dependency on its waker (as perf sched replay does).' },
+    mk('label', { className: 'trace-check', title: 'Replay every wakeup as a sleep of its recorded length (as LinSched does), instead of a dependency on its waker (as perf sched replay does): workload.trace_all_timed.' },
       timed, ' every wakeup timed'));
   const all = mk('input', { type: 'checkbox', id: 'trace-all', checked: true, title: 'All processes' });
   const procBody = mk('tbody', {});
@@ -188,13 +188,13 @@
     const fromMs = Number(from.value) || 0;
     let toMs = Number(to.value) || 0;
     if (toMs >= sum.duration_ms) toMs = 0; // to the end
-    const choice = { from_ms: fromMs, to_ms: toMs, all_timed: timed.checked };
+    const choice = { from_ms: fromMs, to_ms: toMs };
     if (!all.checked) choice.pids = chosenPids;
     busy = true;
     say('pending', 'Building the replay…');
     try {
       const r = await send({ op: 'model', choice: JSON.stringify(choice) });
-      const refusal = core.setTrace(r.model, sum.name);
+      const refusal = core.setTrace(r.model, sum.name, timed.checked);
       if (refusal) throw new Error(refusal);
       say(null);
       page.refresh();

@@ -64,16 +64,16 @@ func registerBridge(g *game, problems []string) {
 	// setWorkload(description) runs an rt-app description as the scenario's
 	// workload from time zero (the workload editor's Run); "" takes it away.
 	fn("setWorkload", func(args []js.Value) any { return m.SetWorkload(str(args, 0)) })
-	// setTrace(model, name) replays a trace's model (a Uint8Array of its
-	// JSON, as the trace worker builds it) as the scenario from time zero
-	// (the trace panel's Run); returns "" or why the engine refused it.
+	// setTrace(model, name, allTimed) replays a trace's model (a Uint8Array
+	// of its JSON, as the trace worker builds it) as the scenario from time
+	// zero (the trace panel's Run); returns "" or why the engine refused it.
 	fn("setTrace", func(args []js.Value) any {
 		if len(args) == 0 || !args[0].InstanceOf(js.Global().Get("Uint8Array")) {
 			return "setTrace: want the model as a Uint8Array"
 		}
 		b := make([]byte, args[0].Length())
 		js.CopyBytesToGo(b, args[0])
-		return m.SetTrace(b, str(args, 1))
+		return m.SetTrace(b, str(args, 1), len(args) > 2 && args[2].Truthy())
 	})
 	// traceJob returns {file, job, policy} (job: the bytes to post to the worker
 	// that runs it, static/trace.js; policy: that worker must be the policy

@@ -81,7 +81,9 @@ type Thread struct {
 
 // Choice is what the panel asks for: the window, in ms from the trace's
 // first event (ToMs 0: to the end), the processes kept by pid (none: all),
-// and whether every wakeup replays as a timed sleep (Options.AllTimed).
+// and whether every wakeup replays as a timed sleep (Options.AllTimed; the
+// page's panel sets the scenario's workload.trace_all_timed instead, a knob
+// a comparison can then set per arm).
 type Choice struct {
 	FromMs   float64 `json:"from_ms"`
 	ToMs     float64 `json:"to_ms"`
