@@ -21,6 +21,7 @@ import (
 	"schedplay/engine"
 	"schedplay/internal/shareapi"
 	"schedplay/kerneltrace"
+	"schedplay/view"
 )
 
 // ReplayUI is the trace panel's section of the snapshot.
@@ -90,6 +91,7 @@ func (m *Model) SetTrace(modelJSON []byte, name string, allTimed bool) string {
 		return "the trace's scenario was refused: " + strings.Join(probs, "; ")
 	}
 	m.metaVer++ // the preset picker names the trace
+	m.chart = view.BusyVCPUs // a trace completes no requests to chart
 	m.restartWith(s, probs)
 	return ""
 }

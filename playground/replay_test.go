@@ -70,6 +70,9 @@ func TestReplayTrace(t *testing.T) {
 		u.Columns[0] != "as recorded" || len(u.Columns) != 2 || u.ShareLimitText != "4 MiB" {
 		t.Fatalf("replay section: %+v", u)
 	}
+	if s := m.Snapshot(0).Settings; s.Chart != "busy" {
+		t.Errorf("the over-time chart plots %q: want busy vCPUs (a trace completes no requests)", s.Chart)
+	}
 	if mt := m.Snapshot(0).Meta; mt == nil || mt.Trace != "trace.txt" {
 		t.Errorf("the preset picker does not name the trace: meta %+v", mt)
 	}
