@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"schedplay/engine"
+	"schedplay/trace"
 )
 
 // readReplay is the page's replay section (playground.ReplayUI).
@@ -208,8 +212,10 @@ func TestTracePanel(t *testing.T) {
 }
 
 // TestTracePanelPhone: the panel on a phone's width, with a trace open: it
-// fits the width (nothing scrolls sideways but the tables' own boxes), and
-// a file over the page's limit is refused at once, by name and limit.
+// fits the width (nothing scrolls sideways but the tables' own boxes); every
+// wakeup timed says so; a file dropped on the panel, and a Perfetto
+// protobuf, open and run; a file over the page's limit is refused at once,
+// by name and limit.
 func TestTracePanelPhone(t *testing.T) {
 	ctx, base := browser(t, 390, 844)
 	open(t, ctx, base+"/#v=1&preset=idle-guest")
@@ -249,6 +255,35 @@ func TestTracePanelPhone(t *testing.T) {
 	if facts := eval[string](t, ctx, `document.getElementById('trace-facts').textContent`); !strings.Contains(facts, "2 CPUs") {
 		t.Errorf("the dropped trace: %q", facts)
 	}
+
+	// A Perfetto protobuf (a simulated hackbench under linux, as `schedplay
+	// run --trace out.pftrace` writes it) opens and runs too.
+	hb, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "hackbench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := engine.DecodeScenario(hb, "duration_ms=30", "warmup_ms=0", "sched.policy=linux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := engine.NewSim(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pf bytes.Buffer
+	if _, err := trace.WritePerfetto(&pf, sim, trace.Options{NoDecisions: true}); err != nil {
+		t.Fatal(err)
+	}
+	pfPath := filepath.Join(dir, "hackbench.pftrace")
+	if err := os.WriteFile(pfPath, pf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, ctx, pfPath)
+	waitFor(t, ctx, `document.getElementById('trace-facts').textContent.includes('hackbench.pftrace · perfetto')`, time.Minute)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#trace-run"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `(r => r && r.runs && r.name === 'hackbench.pftrace')(`+readReplay+`)`, time.Minute)
 
 	big := filepath.Join(dir, "huge.pftrace")
 	f, err := os.Create(big)
