@@ -71,6 +71,7 @@ func TestTracePanel(t *testing.T) {
 	if msg := eval[string](t, ctx, `document.getElementById('replay-status').textContent`); !strings.Contains(msg, "Not opened: broken.pftrace") {
 		t.Errorf("a corrupt file: the panel says %q", msg)
 	}
+	screenshot(t, ctx, "#trace-panel", "trace-panel-refused")
 
 	data, err := os.ReadFile(filepath.Join(repoRoot(t), "kerneltrace", "testdata", "lisa-trace.txt"))
 	if err != nil {
