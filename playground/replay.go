@@ -90,7 +90,7 @@ func (m *Model) SetTrace(modelJSON []byte, name string, allTimed bool) string {
 	if s.base.Workload.Kind != engine.WorkloadTrace {
 		return "the trace's scenario was refused: " + strings.Join(probs, "; ")
 	}
-	m.metaVer++ // the preset picker names the trace
+	m.metaVer++              // the preset picker names the trace
 	m.chart = view.BusyVCPUs // a trace completes no requests to chart
 	m.restartWith(s, probs)
 	return ""
