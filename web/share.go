@@ -157,7 +157,7 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 	// The link preview is computed now, once, and stored with the share. The
 	// share is made either way: without a preview its page still works, and its
 	// card makes one when first asked for.
-	if _, err := s.previewFor(r.Context(), id, canonical); err != nil {
+	if _, err := s.previewFor(r.Context(), id, canonical, &sc); err != nil {
 		s.log.Warn("web: no link preview for a share", "id", id, "err", err)
 	}
 	writeJSON(w, http.StatusOK, shareReply{ID: id, URL: s.publicURL + "/s/" + id})
