@@ -35,8 +35,13 @@ type ReplayUI struct {
 	CPUs     int     `json:"cpus,omitzero"`
 	WindowMs float64 `json:"window_ms,omitzero"`
 	AllTimed bool    `json:"all_timed,omitzero"`
-	// Columns name the figures' columns: "as recorded", then each arm.
+	// Columns name the figures' columns, short: "as recorded", then each
+	// arm ("replayed" for one run, else "A", "B"); Titles name them in full
+	// ("A · Platform bare metal"); Caption heads the table, saying what each
+	// arm is and which have threads still to finish.
 	Columns []string `json:"columns,omitzero"`
+	Titles  []string `json:"titles,omitzero"`
+	Caption string   `json:"caption,omitzero"`
 	// Processes are the busiest processes as recorded (at most
 	// replayRows), each with a figure per column.
 	Processes []ReplayRow `json:"processes,omitzero"`
@@ -158,16 +163,32 @@ func (m *Model) replayUI() ReplayUI {
 	tm := &base.Workload.Trace
 	u.Runs, u.Name, u.Threads, u.CPUs = true, base.Name, len(tm.Threads), tm.CPUs
 	u.WindowMs, u.AllTimed = float64(tm.EndNs-tm.StartNs)/1e6, base.Workload.TraceAllTimed
-	u.Columns = []string{"as recorded"}
+	u.Columns, u.Titles = []string{"as recorded"}, []string{"as recorded"}
+	var named, unfinished []string
 	for i, a := range m.arms {
-		label := string(rune('A' + i))
-		if a.Name != "" {
-			label += " · " + a.Name
-		} else if i == 0 && len(m.arms) == 1 {
-			label = "replayed"
+		short := string(rune('A' + i))
+		title := short
+		switch {
+		case a.Name != "":
+			title += " · " + a.Name
+			named = append(named, short+": "+a.Name)
+		case len(m.arms) == 1:
+			short, title = "replayed", "replayed"
 		}
-		u.Columns = append(u.Columns, label)
-		u.Unfinished = append(u.Unfinished, a.results.Trace.Unfinished)
+		u.Columns, u.Titles = append(u.Columns, short), append(u.Titles, title)
+		n := a.results.Trace.Unfinished
+		u.Unfinished = append(u.Unfinished, n)
+		if n > 0 {
+			unfinished = append(unfinished, fmt.Sprintf("%s %d", short, n))
+		}
+	}
+	u.Caption = "As recorded, and as replayed so far"
+	if len(named) > 0 {
+		u.Caption += " (" + strings.Join(named, " · ") + ")"
+	}
+	u.Caption += "."
+	if len(unfinished) > 0 {
+		u.Caption += " Threads not finished yet: " + strings.Join(unfinished, ", ") + "."
 	}
 	procs := slices.Clone(tm.Processes)
 	slices.SortStableFunc(procs, func(a, b kerneltrace.Process) int {

@@ -3,6 +3,7 @@ package playground_test
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -151,8 +152,9 @@ func TestReplayCompare(t *testing.T) {
 		m.Update(float64(i) * 16)
 	}
 	u := replayUI(t, m)
-	if len(u.Columns) != 3 || u.Columns[0] != "as recorded" || u.Columns[1][0] != 'A' || u.Columns[2][0] != 'B' || len(u.Unfinished) != 2 {
-		t.Fatalf("columns %q, unfinished %v: want as recorded, A and B", u.Columns, u.Unfinished)
+	if strings.Join(u.Columns, ",") != "as recorded,A,B" || len(u.Unfinished) != 2 || !strings.HasPrefix(u.Titles[1], "A · ") ||
+		!strings.HasPrefix(u.Caption, "As recorded, and as replayed so far (A: ") {
+		t.Fatalf("columns %q, titles %q, caption %q, unfinished %v: want as recorded, A and B", u.Columns, u.Titles, u.Caption, u.Unfinished)
 	}
 	for _, p := range u.Processes[:3] {
 		if len(p.CPUMs) != 3 || p.CPUMs[1] <= 0 || p.CPUMs[2] <= 0 {

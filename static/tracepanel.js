@@ -138,9 +138,7 @@
   function drawResults() {
     if (!sec || !sec.runs || !(sec.processes || []).length) { results.replaceChildren(); return; }
     const cols = sec.columns;
-    // Short heads ("as recorded", "A", "B"), the arms' knobs said once in the caption.
-    const short = cols.map((c) => c.split(' · ')[0]);
-    const sub = (start) => cols.map((c, i) => mk('th', { scope: 'col', className: i === 0 ? 'rec' + start : '', textContent: short[i], title: c }));
+    const sub = (start) => cols.map((c, i) => mk('th', { scope: 'col', className: i === 0 ? 'rec' + start : '', textContent: c, title: sec.titles[i] }));
     const head = [mk('tr', {}, mk('th', { scope: 'col', rowSpan: 2, textContent: 'process' }),
       mk('th', { scope: 'colgroup', colSpan: cols.length, className: 'group', textContent: 'CPU time' }),
       mk('th', { scope: 'colgroup', colSpan: cols.length, className: 'group group-start', textContent: 'wake-to-run p99' })),
@@ -148,11 +146,7 @@
     const rows = sec.processes.map((p) => mk('tr', {}, mk('th', { scope: 'row' }, p.name || '?', mk('span', { className: 'dim', textContent: ' ' + p.pid })),
       ...p.cpu_ms.map((v, i) => mk('td', { className: i === 0 ? 'rec' : '', textContent: cpu(v) })),
       ...p.p99_us.map((v, i) => mk('td', { className: i === 0 ? 'rec group-start' : '', textContent: us(v) }))));
-    const arms = cols.slice(1).filter((c) => c.includes(' · ')).map((c) => c.replace(' · ', ': '));
-    const unfinished = (sec.unfinished || []).map((n, i) => (n ? short[i + 1] + ' ' + n : '')).filter(Boolean);
-    const caption = 'As recorded, and as replayed so far' + (arms.length ? ' (' + arms.join(' · ') + ')' : '') + '.' +
-      (unfinished.length ? ' Threads not finished yet: ' + unfinished.join(', ') + '.' : '');
-    results.replaceChildren(mk('table', {}, mk('caption', { textContent: caption }), mk('thead', {}, ...head), mk('tbody', {}, ...rows)));
+    results.replaceChildren(mk('table', {}, mk('caption', { textContent: sec.caption }), mk('thead', {}, ...head), mk('tbody', {}, ...rows)));
   }
 
   // ---- Opening a file and running it ------------------------------------------------
