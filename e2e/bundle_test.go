@@ -57,6 +57,25 @@ func TestBundleBudget(t *testing.T) {
 	}
 	t.Logf("policy worker and editor: %d bytes sent, budget %d", wasmbuild.Total(pps), wasmbuild.PolicyWorkerBudgetBytes)
 
+	// The trace worker: the decoders, fetched when the trace panel opens a
+	// file, within their own budget and never on a first visit.
+	tps, err := wasmbuild.TraceParts(repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range tps {
+		if _, ok := part(parts, "static/"+p.Name); ok {
+			t.Errorf("a first visit downloads %s: it is for traces only", p.Name)
+		}
+	}
+	if p := tps[0]; p.Brotli == 0 || p.Brotli >= p.Gzip {
+		t.Errorf("%s: brotli %d bytes against gzip %d: want a brotli sibling smaller than gzip", p.Name, p.Brotli, p.Gzip)
+	}
+	if wasmbuild.Total(tps) > wasmbuild.TraceWorkerBudgetBytes {
+		t.Errorf("the trace's parts send %d bytes (%+v), over their budget of %d", wasmbuild.Total(tps), tps, wasmbuild.TraceWorkerBudgetBytes)
+	}
+	t.Logf("trace worker and its script: %d bytes sent (%+v), budget %d", wasmbuild.Total(tps), tps, wasmbuild.TraceWorkerBudgetBytes)
+
 	// The saved states: a pack for every scenario the bundle saves, each and
 	// all within their budgets (what a first jump fetches, what the
 	// deployment carries).

@@ -2,10 +2,8 @@ package engine
 
 import "schedplay/kerneltrace"
 
-// What every build of the engine knows of workload.kind=trace: its name, its
-// limits and its results. The replay itself (trace_workload.go and the files
-// beside it) is left out of a build with the notrace tag, as the page's
-// wasm builds are (trace_off.go says why).
+// What the engine knows of workload.kind=trace: its name, its limits and its
+// results (trace_workload.go and the files beside it replay it).
 
 // WorkloadTrace is the kind that replays workload.trace.
 const WorkloadTrace = "trace"

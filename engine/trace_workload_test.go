@@ -1,5 +1,3 @@
-//go:build !notrace
-
 package engine
 
 import (

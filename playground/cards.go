@@ -57,6 +57,8 @@ func cardNote(id string, arms []*Arm) string {
 		}
 	case "busy":
 		return fmt.Sprintf("of %d", vcpus)
+	case "replayed":
+		return "of the CPU time the trace records"
 	case "fairness":
 		return "Jain's index over the workers' CPU time · 1 = all equal"
 	case "wait-max", "wait-p99":

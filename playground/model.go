@@ -162,9 +162,10 @@ func (m *Model) apply(st urlstate.State, shared []byte) {
 		}
 	}
 	m.view = st.View
-	// A finite run (hackbench) completes nothing until the end: chart busy vCPUs.
+	// A finite run (hackbench) completes nothing until the end, nor does a
+	// replayed trace complete requests: chart busy vCPUs.
 	m.chart = view.Throughput
-	if m.setup.base.Workload.Kind == engine.WorkloadHackbench {
+	if k := m.setup.base.Workload.Kind; k == engine.WorkloadHackbench || k == engine.WorkloadTrace {
 		m.chart = view.BusyVCPUs
 	}
 	m.pal = view.PaletteNamed(st.View.Theme)

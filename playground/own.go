@@ -6,7 +6,8 @@ package playground
 // them.
 
 import (
-	"schedplay/engine"
+	"schedplay/internal/shareapi"
+	"schedplay/kerneltrace"
 	"schedplay/playground/urlstate"
 )
 
@@ -23,7 +24,7 @@ import (
 // runs under linux, not under OSv), and the knobs apply only after the
 // scenario with the description is checked.
 func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, error) {
-	sc, err := engine.DecodeScenario(src.plain)
+	sc, err := shareapi.WithTrace(src.plain, src.trace)
 	if err != nil {
 		return src, err
 	}
@@ -40,17 +41,28 @@ func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, 
 	if rtapp != "" {
 		setRTApp(&sc, rtapp)
 	}
+	// An rt-app workload replaces a trace's replay (the source keeps the
+	// trace, paired with plain, for when the workload goes again); the
+	// document holds a placeholder in the model's place.
+	switch {
+	case rtapp != "":
+		sc.Workload.Trace = kerneltrace.Model{}
+	case src.trace != nil:
+		sc.Workload.Trace = shareapi.Placeholder()
+	}
 	data, err := sc.Canonical()
 	if err != nil {
 		return src, err
 	}
-	if sc, err = engine.DecodeScenario(data); err != nil {
+	out := src
+	out.rtapp = rtapp
+	if sc, err = shareapi.WithTrace(data, out.dataTrace()); err != nil {
 		return src, err
 	}
 	p := src.preset
 	p.Data = data
-	out := newSource(p, sc, src.shared)
-	out.plain, out.policy, out.rtapp = src.plain, policy, rtapp
+	out = newSource(p, sc, src.shared)
+	out.plain, out.policy, out.rtapp, out.trace = src.plain, policy, rtapp, src.trace
 	return out, nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	"schedplay/engine"
+	"schedplay/internal/shareapi"
+	"schedplay/kerneltrace"
 	"schedplay/playground/urlstate"
 )
 
@@ -31,6 +33,12 @@ type source struct {
 	// rtapp is the page's rt-app workload, set as workload.rtapp ("" for
 	// none: workload.go).
 	rtapp string
+	// trace is the model of a recorded trace plain replays (workload.kind
+	// trace, replay.go), nil for none: plain, and preset.Data unless an
+	// rt-app workload replaced the trace (dataTrace), then hold a placeholder
+	// model in its place (shareapi.SplitTrace), so a document stays within
+	// engine.MaxScenarioBytes however large the trace.
+	trace *kerneltrace.Model
 	// published are sc's published figures with their settings in the engine's
 	// form (see publishedFigures).
 	published publishedSet
@@ -73,7 +81,7 @@ func SharedRunsPolicy(shared []byte) bool {
 	if shared == nil {
 		return false
 	}
-	sc, err := engine.DecodeScenario(shared)
+	sc, err := shareapi.DecodeScenario(shared)
 	return err == nil && sc.Sched.Policy == "scx" && sc.Sched.Scx.Source != ""
 }
 
@@ -82,9 +90,15 @@ func SharedRunsPolicy(shared []byte) bool {
 func resolveSource(presets []Preset, name string, shared []byte) (source, []string) {
 	var probs []string
 	if shared != nil {
-		sc, err := engine.DecodeScenario(shared)
+		doc, model, err := shareapi.SplitTrace(shared)
+		var sc engine.Scenario
 		if err == nil {
-			return newSource(Preset{Data: shared}, sc, true), nil
+			sc, err = shareapi.WithTrace(doc, model)
+		}
+		if err == nil {
+			src := newSource(Preset{Data: doc}, sc, true)
+			src.plain, src.trace = doc, model
+			return src, nil
 		}
 		probs = append(probs, "shared scenario: "+err.Error()+"; showing the default preset")
 	}
@@ -129,7 +143,7 @@ func applyKnobs(src source, knobs []urlstate.Knob) (setup, []string) {
 	var probs []string
 	for {
 		knobs = clampCPUKnobs(knobs, src.vals, false)
-		sc, err := decodeWith(src.preset.Data, knobs)
+		sc, err := src.decodeWith(knobs)
 		if err == nil {
 			return newSetup(src, sc, knobs), probs
 		}
@@ -140,7 +154,7 @@ func applyKnobs(src source, knobs []urlstate.Knob) (setup, []string) {
 		}
 		if bad < 0 {
 			for i := len(knobs) - 1; i >= 0; i-- {
-				if _, err2 := decodeWith(src.preset.Data, slices.Delete(slices.Clone(knobs), i, i+1)); err2 == nil {
+				if _, err2 := src.decodeWith(slices.Delete(slices.Clone(knobs), i, i+1)); err2 == nil {
 					bad = i
 					break
 				}
@@ -148,7 +162,7 @@ func applyKnobs(src source, knobs []urlstate.Knob) (setup, []string) {
 		}
 		if bad < 0 {
 			probs = append(probs, err.Error()+"; using the preset's values for every knob")
-			sc, _ := decodeWith(src.preset.Data, nil)
+			sc, _ := src.decodeWith(nil)
 			return newSetup(src, sc, nil), probs
 		}
 		if fe == nil || fe.Path != knobs[bad].Path {
@@ -174,7 +188,7 @@ func (s setup) withKnob(path, value string) (setup, error) {
 		knobs = append(knobs, urlstate.Knob{Path: path, Value: value})
 	}
 	knobs = clampCPUKnobs(knobs, s.vals, true)
-	sc, err := decodeWith(s.src.preset.Data, knobs)
+	sc, err := s.src.decodeWith(knobs)
 	if err != nil {
 		return s, err
 	}
@@ -199,12 +213,23 @@ func knobIndex(knobs []urlstate.Knob, path string) int {
 	return slices.IndexFunc(knobs, func(k urlstate.Knob) bool { return k.Path == path })
 }
 
-func decodeWith(data []byte, knobs []urlstate.Knob) (engine.Scenario, error) {
+// decodeWith decodes the source's scenario with knobs applied, its trace's
+// model (if any) set in it.
+func (src source) decodeWith(knobs []urlstate.Knob) (engine.Scenario, error) {
 	sets := make([]string, len(knobs))
 	for i, k := range knobs {
 		sets[i] = k.Path + "=" + k.Value
 	}
-	return engine.DecodeScenario(data, sets...)
+	return shareapi.WithTrace(src.preset.Data, src.dataTrace(), sets...)
+}
+
+// dataTrace is the model preset.Data replays: the source's trace, unless the
+// page's rt-app workload replaced it.
+func (src source) dataTrace() *kerneltrace.Model {
+	if src.rtapp != "" {
+		return nil
+	}
+	return src.trace
 }
 
 // urlValue writes booleans as 1/0, the form the fragment uses.

@@ -57,6 +57,7 @@ type Snapshot struct {
 	Trace     *TraceUI     `json:"trace,omitzero"`
 	Policy    *PolicyUI    `json:"policy,omitzero"`
 	Workload  *WorkloadUI  `json:"workload,omitzero"`
+	Replay    *ReplayUI    `json:"replay,omitzero"`
 }
 
 // Versions are the sections' versions: the Seq at which each last changed.
@@ -77,6 +78,7 @@ type Versions struct {
 	Trace     uint64 `json:"trace"`
 	Policy    uint64 `json:"policy"`
 	Workload  uint64 `json:"workload"`
+	Replay    uint64 `json:"replay"`
 }
 
 // part is one section as the read side holds it.
@@ -109,6 +111,7 @@ type readSide struct {
 	trace     part[TraceUI]
 	policy    part[PolicyUI]
 	workload  part[WorkloadUI]
+	replay    part[ReplayUI]
 }
 
 // look builds p when it is due (every ms after the last look, or now when
@@ -160,18 +163,19 @@ func (m *Model) Snapshot(after uint64) Snapshot {
 	look(r, &r.trace, now, everyTraceMs, forced, m.traceUI)
 	look(r, &r.policy, now, everyResultsMs, forced, m.policyUI)
 	look(r, &r.workload, now, everyResultsMs, forced, m.workloadUI)
+	look(r, &r.replay, now, everyResultsMs, forced, m.replayUI)
 	return Snapshot{
 		Seq: r.seq,
 		Ver: Versions{Meta: r.meta.ver, Settings: r.settings.ver, Notices: r.notices.ver, Controls: r.controls.ver,
 			Clock: r.clock.ver, Panes: r.panes.ver, Cards: r.cards.ver, Explain: r.explain.ver, TimeChart: r.timeChart.ver,
 			Sweep: r.sweep.ver, Hist: r.hist.ver, Lesson: r.lesson.ver, Caption: r.caption.ver, Trace: r.trace.ver,
-			Policy: r.policy.ver, Workload: r.workload.ver},
+			Policy: r.policy.ver, Workload: r.workload.ver, Replay: r.replay.ver},
 		Meta: since(&r.meta, after), Settings: since(&r.settings, after), Notices: since(&r.notices, after),
 		Controls: since(&r.controls, after), Clock: since(&r.clock, after), Panes: since(&r.panes, after),
 		Cards: since(&r.cards, after), Explain: since(&r.explain, after), TimeChart: since(&r.timeChart, after),
 		Sweep: since(&r.sweep, after), Hist: since(&r.hist, after), Lesson: since(&r.lesson, after),
 		Caption: since(&r.caption, after), Trace: since(&r.trace, after), Policy: since(&r.policy, after),
-		Workload: since(&r.workload, after),
+		Workload: since(&r.workload, after), Replay: since(&r.replay, after),
 	}
 }
 

@@ -25,6 +25,9 @@ type Meta struct {
 	Charts []Option          `json:"charts"`
 	CSS    map[string]string `json:"css"`
 	Shared bool              `json:"shared"`
+	// Trace names the recorded trace the scenario replays ("" for none):
+	// the preset picker shows it in place of a preset.
+	Trace string `json:"trace,omitzero"`
 	// Lessons are the lesson picker's choices.
 	Lessons []LessonOption `json:"lessons"`
 	// Policies are the example policies the editor starts from, Workloads
@@ -39,6 +42,9 @@ func (m *Model) meta() Meta {
 		Groups: []string{GroupMachine, GroupWorkload, GroupSched, GroupRun}, Lessons: m.lesson.options(), Policies: policyExamples(), Workloads: workloadExamples()}
 	for _, p := range m.presets {
 		mt.Presets = append(mt.Presets, Option{p.Name, p.Name})
+	}
+	if m.setup.src.dataTrace() != nil {
+		mt.Trace = m.setup.base.Name
 	}
 	return mt
 }

@@ -142,7 +142,8 @@
 
   function buildControls(meta) {
     applyCSS(meta.css);
-    fillSelect($('preset'), meta.shared ? [{ value: '', label: 'shared scenario' }, ...meta.presets] : meta.presets);
+    fillSelect($('preset'), meta.trace ? [{ value: '', label: 'trace: ' + meta.trace }, ...meta.presets]
+      : meta.shared ? [{ value: '', label: 'shared scenario' }, ...meta.presets] : meta.presets);
     fillSelect($('speed'), meta.speeds);
     fillSelect($('chart-metric'), meta.charts);
     const box = $('controls');
@@ -197,7 +198,7 @@
   // others fill, settings comes before controls (the compare picker's value
   // before its options).
   const ORDER = ['meta', 'settings', 'notices', 'controls', 'clock', 'panes', 'cards', 'explain',
-    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace', 'policy', 'workload'];
+    'time_chart', 'sweep', 'hist', 'lesson', 'caption', 'trace', 'policy', 'workload', 'replay'];
 
   // refresh reads the sections newer than the last it saw and redraws them. A
   // new meta rebuilds the controls and pickers, so everything is redrawn on it.
@@ -546,6 +547,8 @@
       const s = view[name];
       if (s && s.origin === 'page' && !s.in_link) return what;
     }
+    // A trace's replay is in no link but a share's page.
+    if (view.replay && view.replay.runs && !(view.meta && view.meta.shared)) return 'trace replay';
     return '';
   }
 
@@ -553,7 +556,13 @@
     const fallback = () => copy(pageURL() + '#' + core.fragment(), 'Link');
     try {
       const r = await fetch('/api/share', { method: 'POST', headers: { 'content-type': 'application/json' }, body: core.scenario() });
-      if (!r.ok) throw new Error('HTTP ' + r.status);
+      if (!r.ok) {
+        // A trace's replay has no link to fall back to: say the server's why
+        // (a share over its size limit names the limit).
+        const why = view.replay && view.replay.runs ? await r.json().then((b) => b.error, () => '') : '';
+        if (why) { toast('Not shared: ' + why); return; }
+        throw new Error('HTTP ' + r.status);
+      }
       const res = await r.json();
       const u = new URL(res.url || ('/s/' + res.id), location.origin);
       u.hash = core.shareFragment();

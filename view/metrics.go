@@ -252,6 +252,26 @@ func Metrics(kind string, shows Shows) []MetricDef {
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })
 		ms = []MetricDef{throughputDef(), busyDef(), idleOverDef(), mean, p99, migrationsDef(), busyHostDef(), ipisDef(), haltsDef()}
 		cardOn(ms, "throughput", "busy", "idle-over", "mean")
+	case engine.WorkloadTrace:
+		// A replayed trace has no requests: how much of the CPU time the
+		// trace records has been replayed, how long threads wait to run, how
+		// busy the machine is and how often threads move. The trace panel's
+		// table sets each process as recorded beside each arm.
+		replayed := MetricDef{ID: "replayed", Label: "CPU time replayed", Short: "CPU replayed", Key: "trace.cpu_replayed_frac",
+			Value: func(r *engine.Results) float64 {
+				var rec, rep float64
+				for _, p := range r.Trace.Processes {
+					rec, rep = rec+p.Recorded.CPUMs, rep+p.Replayed.CPUMs
+				}
+				if rec == 0 {
+					return math.NaN()
+				}
+				return rep / rec
+			},
+			Format: Percent}
+		waitP99 := waitDef("wait-p99", "p99 wait to run", "runnable_wait_us.p99", func(w engine.WaitSummary) float64 { return w.P99 })
+		ms = []MetricDef{replayed, waitP99, busyDef(), migrationsDef(), idleOverDef(), ipisDef(), busyHostDef(), haltsDef()}
+		cardOn(ms, "replayed", "wait-p99", "busy", "migrations")
 	default:
 		mean := latencyDef("mean", "mean latency", "latency_us.mean", func(l engine.LatencySummary) float64 { return l.Mean })
 		p99 := latencyDef("p99", "p99 latency", "latency_us.p99", func(l engine.LatencySummary) float64 { return l.P99 })

@@ -8,7 +8,8 @@ import (
 
 // registerBridge publishes window.schedplayCore, the page script's handle on the
 // model. Every function takes and returns strings (JSON where structured), but
-// traceJob, which hands over the job's bytes as a Uint8Array; so the JavaScript
+// traceJob, which hands over the job's bytes as a Uint8Array, and setTrace,
+// which takes a trace's model as one; so the JavaScript
 // side stays a plain DOM layer; static/app.js wraps it as the public
 // window.schedplay API. problems are preset-loading problems to report.
 func registerBridge(g *game, problems []string) {
@@ -63,6 +64,17 @@ func registerBridge(g *game, problems []string) {
 	// setWorkload(description) runs an rt-app description as the scenario's
 	// workload from time zero (the workload editor's Run); "" takes it away.
 	fn("setWorkload", func(args []js.Value) any { return m.SetWorkload(str(args, 0)) })
+	// setTrace(model, name, allTimed) replays a trace's model (a Uint8Array
+	// of its JSON, as the trace worker builds it) as the scenario from time
+	// zero (the trace panel's Run); returns "" or why the engine refused it.
+	fn("setTrace", func(args []js.Value) any {
+		if len(args) == 0 || !args[0].InstanceOf(js.Global().Get("Uint8Array")) {
+			return "setTrace: want the model as a Uint8Array"
+		}
+		b := make([]byte, args[0].Length())
+		js.CopyBytesToGo(b, args[0])
+		return m.SetTrace(b, str(args, 1), len(args) > 2 && args[2].Truthy())
+	})
 	// traceJob returns {file, job, policy} (job: the bytes to post to the worker
 	// that runs it, static/trace.js; policy: that worker must be the policy
 	// worker) or {error}.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"schedplay/engine"
+	"schedplay/internal/shareapi"
 	"schedplay/web/internal/sharetest"
 )
 
@@ -58,7 +59,7 @@ func TestExpectContinue(t *testing.T) {
 		contentLength int
 		status        int
 	}{
-		{"declared length over the limit", "application/json", engine.MaxScenarioBytes + 1, http.StatusRequestEntityTooLarge},
+		{"declared length over the limit", "application/json", shareapi.MaxTraceShareBytes + 1, http.StatusRequestEntityTooLarge},
 		{"far over the limit", "application/json", 1 << 30, http.StatusRequestEntityTooLarge},
 		{"not JSON", "text/plain", 100, http.StatusUnsupportedMediaType},
 		{"acceptable", "application/json", engine.MaxScenarioBytes, http.StatusContinue},

@@ -6,7 +6,9 @@
 //
 // Routes (all registered in Server.routes):
 //
-//	POST /api/share       scenario JSON (<= engine.MaxScenarioBytes) -> {"id", "url"}
+//	POST /api/share       scenario JSON (<= engine.MaxScenarioBytes, or
+//	                      shareapi.MaxTraceShareBytes for one that replays a
+//	                      trace: it carries the trace's model) -> {"id", "url"}
 //	GET  /api/share/{id}  the stored canonical scenario JSON
 //	GET  /s/{id}          the playground page, which then fetches /api/share/{id},
 //	                      with link-preview tags (OpenGraph, Twitter card, oEmbed

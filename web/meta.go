@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"schedplay/engine"
+	"schedplay/internal/shareapi"
 	"schedplay/preview"
 )
 
@@ -50,7 +50,7 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request, id stri
 
 // scenarioSummary names a share that has no preview yet, from its scenario.
 func scenarioSummary(canonical []byte) (title, desc string) {
-	sc, err := engine.DecodeScenario(canonical)
+	sc, err := shareapi.DecodeScenario(canonical)
 	if err != nil {
 		return "a shared scenario", "A guest scheduler scenario in schedplay."
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"schedplay/engine"
+	"schedplay/internal/shareapi"
 	"schedplay/preview"
 	"schedplay/view"
 )
@@ -96,20 +97,22 @@ func (s *Server) storedPreview(ctx context.Context, id string) (p preview.Previe
 }
 
 // previewFor returns share id's preview, computing and storing it (with its
-// card) when the share has none yet. canonical is the share's scenario.
-// Concurrent requests for the same share wait for one computation.
-func (s *Server) previewFor(ctx context.Context, id string, canonical []byte) (preview.Preview, error) {
+// card) when the share has none yet. canonical is the share's scenario, and
+// decoded the same decoded when the caller has it (nil: decode canonical; a
+// trace's share is megabytes of JSON, read once only). Concurrent requests
+// for the same share wait for one computation.
+func (s *Server) previewFor(ctx context.Context, id string, canonical []byte, decoded *engine.Scenario) (preview.Preview, error) {
 	if p, ok, err := s.storedPreview(ctx, id); ok || err != nil {
 		return p, err
 	}
-	v, err, _ := s.previews.flight.Do(id, func() (any, error) { return s.makePreview(ctx, id, canonical) })
+	v, err, _ := s.previews.flight.Do(id, func() (any, error) { return s.makePreview(ctx, id, canonical, decoded) })
 	p, _ := v.(preview.Preview)
 	return p, err
 }
 
 // makePreview computes share id's preview and card and stores them, the card
 // first.
-func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (preview.Preview, error) {
+func (s *Server) makePreview(ctx context.Context, id string, canonical []byte, decoded *engine.Scenario) (preview.Preview, error) {
 	// Wait for a CPU slot only as long as the request lasts: a client that has
 	// gone needs no preview now (its card makes one when first asked for).
 	select {
@@ -118,9 +121,14 @@ func (s *Server) makePreview(ctx context.Context, id string, canonical []byte) (
 		return preview.Preview{}, &noPreviewError{ctx.Err()}
 	}
 	defer func() { <-s.previews.slots }()
-	sc, err := engine.DecodeScenario(canonical)
-	if err != nil {
-		return preview.Preview{}, &noPreviewError{fmt.Errorf("stored scenario %s: %w", id, err)}
+	var sc engine.Scenario
+	if decoded != nil {
+		sc = *decoded
+	} else {
+		var err error
+		if sc, err = shareapi.DecodeScenario(canonical); err != nil {
+			return preview.Preview{}, &noPreviewError{fmt.Errorf("stored scenario %s: %w", id, err)}
+		}
 	}
 	p, states, err := preview.ComputeStatesWith(sc, s.budget, s.compile)
 	if err != nil {
@@ -179,7 +187,7 @@ func (s *Server) previewOrError(w http.ResponseWriter, r *http.Request, id strin
 	if !ok {
 		return preview.Preview{}, false
 	}
-	p, err := s.previewFor(r.Context(), id, canonical)
+	p, err := s.previewFor(r.Context(), id, canonical, nil)
 	var np *noPreviewError
 	switch {
 	case errors.As(err, &np):

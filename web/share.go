@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"schedplay/engine"
+	"schedplay/internal/shareapi"
 )
 
 const (
@@ -105,20 +106,24 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "", msg)
 		return
 	}
-	if r.ContentLength > engine.MaxScenarioBytes {
+	if r.ContentLength > shareapi.MaxTraceShareBytes {
 		writeTooLarge(w)
 		return
 	}
 	var body []byte
 	if r.Body != nil { // nil from the Cloudflare Worker's shim when there is no body
 		var err error
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, engine.MaxScenarioBytes))
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, shareapi.MaxTraceShareBytes))
 		if err != nil {
 			writeReadError(w, err)
 			return
 		}
 	}
-	sc, err := engine.DecodeScenario(body)
+	sc, err := shareapi.DecodeScenario(body)
+	if errors.Is(err, shareapi.ErrTooLarge) {
+		writeTooLarge(w)
+		return
+	}
 	if err != nil {
 		var ferr *engine.FieldError
 		if errors.As(err, &ferr) {
@@ -152,7 +157,7 @@ func (s *Server) handleShare(w http.ResponseWriter, r *http.Request) {
 	// The link preview is computed now, once, and stored with the share. The
 	// share is made either way: without a preview its page still works, and its
 	// card makes one when first asked for.
-	if _, err := s.previewFor(r.Context(), id, canonical); err != nil {
+	if _, err := s.previewFor(r.Context(), id, canonical, &sc); err != nil {
 		s.log.Warn("web: no link preview for a share", "id", id, "err", err)
 	}
 	writeJSON(w, http.StatusOK, shareReply{ID: id, URL: s.publicURL + "/s/" + id})
@@ -188,7 +193,8 @@ func clip(s string, n int) string {
 
 func writeTooLarge(w http.ResponseWriter) {
 	writeError(w, http.StatusRequestEntityTooLarge, "",
-		fmt.Sprintf("scenario is larger than the limit of %d bytes", engine.MaxScenarioBytes))
+		fmt.Sprintf("scenario is larger than the limit of %d bytes (%d, %s, for one that replays a trace)",
+			engine.MaxScenarioBytes, shareapi.MaxTraceShareBytes, shareapi.Size(shareapi.MaxTraceShareBytes)))
 }
 
 // writeReadError answers a body that could not be read. The error itself is not

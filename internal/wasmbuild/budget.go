@@ -32,6 +32,12 @@ const BudgetBytes = 4_000_000
 // visit.
 const PolicyWorkerBudgetBytes = 1_600_000
 
+// TraceWorkerBudgetBytes is the most the trace's parts (TraceParts) may
+// send: the trace worker (the decoders, the JSON library and Go's runtime:
+// 1.09 MB of brotli when it was added) and its script, fetched when the
+// trace panel opens a file, never on a first visit.
+const TraceWorkerBudgetBytes = 1_200_000
+
 // Part is one file of the bundle and the bytes a browser downloads for it.
 type Part struct {
 	Name string // relative to static/, slash-separated
@@ -103,6 +109,8 @@ func Bundle(root string) ([]Part, error) {
 		} else if rel == strings.TrimPrefix(PolicyWorkerPath, "static/") || rel == strings.TrimPrefix(EditorPath, "static/") ||
 			rel == strings.TrimPrefix(EditorStylePath, "static/") {
 			return nil // fetched for a policy only (PolicyParts)
+		} else if rel == strings.TrimPrefix(TraceWorkerPath, "static/") || rel == strings.TrimPrefix(TraceScriptPath, "static/") {
+			return nil // fetched for a trace only (TraceParts)
 		}
 		parts = append(parts, Part{Name: filepath.ToSlash(rel), Gzip: n, Brotli: brotliSize(path)})
 		return nil
@@ -188,12 +196,24 @@ func mb(n int64) string {
 // its styles) under root's static/: what a browser downloads when the page first runs or edits a
 // policy (PolicyWorkerBudgetBytes).
 func PolicyParts(root string) ([]Part, error) {
+	return measure(root, "the policy's parts", PolicyWorkerPath, EditorPath, EditorStylePath)
+}
+
+// TraceParts are the trace worker's parts (its wasm and its script) under
+// root's static/: what a browser downloads when the trace panel first opens
+// a file (TraceWorkerBudgetBytes).
+func TraceParts(root string) ([]Part, error) {
+	return measure(root, "the trace's parts", TraceWorkerPath, TraceScriptPath)
+}
+
+// measure lists the files at paths (relative to root) as Parts.
+func measure(root, what string, paths ...string) ([]Part, error) {
 	var parts []Part
-	for _, p := range []string{PolicyWorkerPath, EditorPath, EditorStylePath} {
+	for _, p := range paths {
 		path := filepath.Join(root, filepath.FromSlash(p))
 		n, err := servedSize(path)
 		if err != nil {
-			return nil, fmt.Errorf("wasmbuild: measuring the policy's parts: %w", err)
+			return nil, fmt.Errorf("wasmbuild: measuring %s: %w", what, err)
 		}
 		parts = append(parts, Part{Name: strings.TrimPrefix(p, "static/"), Gzip: n, Brotli: brotliSize(path)})
 	}

@@ -37,7 +37,14 @@ const (
 	// budget of its own (PolicyWorkerBudgetBytes).
 	PolicyWorkerPath     = "static/schedplay-policy-worker.wasm"
 	PolicyWorkerGzipPath = "static/schedplay-policy-worker.wasm.gz"
-	WasmExecPath         = "static/wasm_exec.js"
+	// TraceWorkerPath is the trace decoders (wasm/tracedecoder), which the
+	// page starts through TraceScriptPath when its trace panel opens a file:
+	// not part of a first visit, with a budget of its own
+	// (TraceWorkerBudgetBytes).
+	TraceWorkerPath     = "static/schedplay-trace-worker.wasm"
+	TraceWorkerGzipPath = "static/schedplay-trace-worker.wasm.gz"
+	TraceScriptPath     = "static/trace-worker.js"
+	WasmExecPath        = "static/wasm_exec.js"
 	// EditorPath is the policy editor (CodeMirror, built by web/editor and
 	// committed), which the page loads with the policy worker and never on
 	// a first visit; it shares the policy worker's budget.
@@ -56,7 +63,8 @@ type target struct {
 	brotli int
 }
 
-// targets are the programs: the page and its engine worker.
+// targets are the programs: the page, its engine worker, the policy worker
+// and the trace worker.
 //
 // The page's dependencies (Ebiten, the JSON library, the standard library but the
 // runtime) and its own packages are compiled without inlining: that takes 0.3 MB
@@ -87,23 +95,25 @@ type target struct {
 // interface calls into direct ones: under js/wasm, where every call spills
 // what is live to the Go stack in linear memory, that takes about 6% off
 // hackbench's comparison, for 21 KB of gzip. Inlining changes no result.
-// Every wasm build leaves the engine's trace replay out (the notrace tag,
-// engine/trace_off.go): the page cannot open a trace yet, and the replay is
-// 20 KB of brotli the policy worker's budget has no room for.
+// The page and the workers carry the engine's trace replay (the page checks
+// a trace scenario, the workers run it; about 20 KB of brotli each), not the
+// trace decoders: the trace worker (wasm/tracedecoder) reads a file and
+// builds its model, fetched only when the page's trace panel opens one.
 //
 // The policy worker is not (-pgo=off): there a policy's Starlark callbacks
 // take most of the time, and the 19 KB of brotli PGO adds would take the
 // policy's parts over their budget now that the engine has Linux's
-// scheduling classes.
-// The policy worker's brotli sibling is compressed harder (policyBrotli).
+// scheduling classes. Its brotli sibling is compressed harder (policyBrotli).
 func targets() []target {
 	worker := []string{"-gcflags=all=-l", "-gcflags=schedplay/...=", "-gcflags=runtime=",
 		"-gcflags=math=", "-gcflags=math/bits=", "-gcflags=math/rand/v2=", "-gcflags=schedplay/trace=-l",
 		"-gcflags=schedplay/rtapp=-l", "-gcflags=schedplay/view=-l"}
 	return []target{
-		{"./wasm", WasmPath, GzipPath, "notrace", []string{"-gcflags=all=-l", "-gcflags=runtime="}, 0},
-		{"./wasm/worker", WorkerPath, WorkerGzipPath, "notrace", worker, 0},
-		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx,notrace", append(worker, "-gcflags=go.starlark.net/starlark=", "-gcflags=go.starlark.net/starlarkstruct=", "-pgo=off"), policyBrotli},
+		{"./wasm", WasmPath, GzipPath, "", []string{"-gcflags=all=-l", "-gcflags=runtime="}, 0},
+		{"./wasm/worker", WorkerPath, WorkerGzipPath, "", worker, 0},
+		{"./wasm/worker", PolicyWorkerPath, PolicyWorkerGzipPath, "scx", append(worker, "-gcflags=go.starlark.net/starlark=", "-gcflags=go.starlark.net/starlarkstruct=", "-pgo=off"), policyBrotli},
+		// The decoders inlined (an import's speed is theirs), the rest not.
+		{"./wasm/tracedecoder", TraceWorkerPath, TraceWorkerGzipPath, "", []string{"-gcflags=all=-l", "-gcflags=runtime=", "-gcflags=schedplay/kerneltrace="}, 0},
 	}
 }
 

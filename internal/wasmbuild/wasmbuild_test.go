@@ -19,19 +19,20 @@ import (
 
 // writeRepo lays out a tiny module shaped like schedplay: engine/, trace/ (the
 // worker's), view/ and playground/ (the page's), wasm/ (a main package) and
-// examples/.
+// examples/, and wasm/tracedecoder (the trace worker).
 func writeRepo(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{
-		"go.mod":                "module tiny\n\ngo 1.22\n",
-		"engine/engine.go":      "package engine\n\nfunc Answer() int { return 42 }\n",
-		"view/view.go":          "package view\n\nfunc Label(x int) int { return x }\n",
-		"playground/model.go":   "package playground\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/view\"\n)\n\nfunc Shown() int { return view.Label(engine.Answer()) }\n",
-		"wasm/main.go":          "package main\n\nimport \"tiny/playground\"\n\nfunc main() { println(playground.Shown()) }\n",
-		"trace/trace.go":        "package trace\n\nfunc Negate(x int) int { return -x }\n",
-		"wasm/worker/main.go":   "package main\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/trace\"\n)\n\nfunc main() { println(trace.Negate(engine.Answer())) }\n",
-		"examples/default.json": "{}\n",
+		"go.mod":                    "module tiny\n\ngo 1.22\n",
+		"engine/engine.go":          "package engine\n\nfunc Answer() int { return 42 }\n",
+		"view/view.go":              "package view\n\nfunc Label(x int) int { return x }\n",
+		"playground/model.go":       "package playground\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/view\"\n)\n\nfunc Shown() int { return view.Label(engine.Answer()) }\n",
+		"wasm/main.go":              "package main\n\nimport \"tiny/playground\"\n\nfunc main() { println(playground.Shown()) }\n",
+		"trace/trace.go":            "package trace\n\nfunc Negate(x int) int { return -x }\n",
+		"wasm/worker/main.go":       "package main\n\nimport (\n\t\"tiny/engine\"\n\t\"tiny/trace\"\n)\n\nfunc main() { println(trace.Negate(engine.Answer())) }\n",
+		"examples/default.json":     "{}\n",
+		"wasm/tracedecoder/main.go": "package main\n\nfunc main() { println(7) }\n",
 	}
 	writeTree(t, root, files)
 	return root
@@ -76,6 +77,9 @@ func TestEnsureBuilt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, wasmbuild.WorkerGzipPath)); err != nil {
 		t.Fatalf("no gzip of the worker: %v", err)
+	}
+	if tw, err := os.ReadFile(filepath.Join(root, wasmbuild.TraceWorkerPath)); err != nil || !bytes.HasPrefix(tw, []byte("\x00asm")) {
+		t.Fatalf("no trace worker: %v", err)
 	}
 	gz, err := os.ReadFile(filepath.Join(root, wasmbuild.GzipPath))
 	if err != nil {

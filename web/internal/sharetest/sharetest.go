@@ -192,6 +192,8 @@ func Contract(t *testing.T, h Host) {
 
 	t.Run("own policy", func(t *testing.T) { policyContract(t, h) })
 
+	t.Run("trace", func(t *testing.T) { traceContract(t, h) })
+
 	t.Run("forged Host", func(t *testing.T) {
 		const forged = "evil.example"
 		resp, body := DoHeader(t, client, http.MethodPost, base+"/api/share", Scenario(5), map[string]string{"Host": forged})
