@@ -1,5 +1,5 @@
 // Package tracefile is the page's side of a recorded Linux trace: it reads a
-// file the trace panel was given (kerneltrace.Read: Perfetto, ftrace text,
+// file the trace panel was given (kerneltrace.ReadModelBytes: Perfetto, ftrace text,
 // trace.dat), says what is in it (Summary: the processes and threads found
 // and the CPU time the trace records of each, the time span), and builds the
 // replay model of the window and processes the panel chose (Model), which
@@ -36,9 +36,13 @@ const MaxListed = 200
 
 // File is an opened trace.
 type File struct {
-	tr   *kerneltrace.Trace
-	name string
-	sum  Summary
+	// data is the file, which each Model reads again (ReadModelBytes): the
+	// file is smaller than its events would be, decoded and kept.
+	data  []byte
+	cpus  int
+	first int64 // the first event's time
+	name  string
+	sum   Summary
 }
 
 // Summary is what the panel shows of a trace.
@@ -102,27 +106,23 @@ func Open(name string, data []byte) (*File, error) {
 		return nil, fmt.Errorf("%s is %s, above the page's limit of %s for a trace file: cut a window of it with the CLI (schedplay run --window)",
 			name, sizeText(int64(len(data))), sizeText(MaxFileBytes))
 	}
-	tr, err := kerneltrace.Read(data)
+	m, tr, err := kerneltrace.ReadModelBytes(data, kerneltrace.Options{KeepCut: true})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(tr.Events) == 0 {
+	if tr.Events == 0 {
 		return nil, fmt.Errorf("%s: no scheduler events in it (%s): record sched_switch and sched_waking", name, tr.Format)
 	}
-	m, err := kerneltrace.Build(tr, kerneltrace.Options{KeepCut: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	f := &File{tr: tr, name: name}
+	f := &File{data: data, cpus: tr.CPUs, first: tr.FirstNs, name: name}
 	f.sum = summarize(name, len(data), tr, m)
 	return f, nil
 }
 
 // summarize lists m's processes and threads, busiest first.
-func summarize(name string, size int, tr *kerneltrace.Trace, m *kerneltrace.Model) Summary {
-	s := Summary{Name: name, Format: string(tr.Format), Bytes: size, CPUs: tr.CPUs, Events: len(tr.Events),
+func summarize(name string, size int, tr *kerneltrace.Summary, m *kerneltrace.Model) Summary {
+	s := Summary{Name: name, Format: string(tr.Format), Bytes: size, CPUs: tr.CPUs, Events: tr.Events,
 		Threads: len(m.Threads), LostEvents: tr.LostEvents, TooManyCPUs: tr.CPUs > MaxCPUs}
-	s.DurationMs = float64(tr.Events[len(tr.Events)-1].Ts-tr.Events[0].Ts) / 1e6
+	s.DurationMs = float64(tr.LastNs-tr.FirstNs) / 1e6
 	for _, p := range m.Processes {
 		sp := Process{Pid: p.Pid, Name: p.Name, CPUMs: p.Recorded.CPUMs}
 		for _, id := range p.Threads {
@@ -154,17 +154,17 @@ func (f *File) Summary() Summary { return f.sum }
 // engine's own limits (threads, segments) are checked where the page runs
 // the model, with the engine's words.
 func (f *File) Model(c Choice) (*kerneltrace.Model, error) {
-	first := f.tr.Events[0].Ts
+	first := f.first
 	dur := f.sum.DurationMs
 	if c.FromMs < 0 || c.ToMs < 0 || (c.ToMs > 0 && c.ToMs <= c.FromMs) || c.FromMs >= dur {
 		return nil, fmt.Errorf("the window %s is not within the trace's 0 to %s ms: want FROM < TO", windowText(c), msText(dur))
 	}
-	opts := kerneltrace.Options{KeepCut: true, Pids: c.Pids, AllTimed: c.AllTimed, CPUs: min(f.tr.CPUs, MaxCPUs)}
+	opts := kerneltrace.Options{KeepCut: true, Pids: c.Pids, AllTimed: c.AllTimed, CPUs: min(f.cpus, MaxCPUs)}
 	opts.StartNs = first + int64(c.FromMs*1e6)
 	if c.ToMs > 0 && c.ToMs < dur {
 		opts.EndNs = first + int64(c.ToMs*1e6)
 	}
-	m, err := kerneltrace.Build(f.tr, opts)
+	m, _, err := kerneltrace.ReadModelBytes(f.data, opts)
 	if err != nil {
 		return nil, err
 	}
