@@ -302,6 +302,8 @@ type Results struct {
 	// RTApp are an rt-app workload's per-task figures (workload.kind=rtapp;
 	// rtapp_results.go); zero, and left out of the JSON, otherwise.
 	RTApp RTAppResults `json:"rtapp,omitzero"`
+	// Schbench is schbench's own figures (workload.kind schbench).
+	Schbench SchbenchResults `json:"schbench,omitzero"`
 	// TaskGroups is each task group's cpu.stat over the whole run
 	// (sched.policy=linux with task groups).
 	TaskGroups []TaskGroupResult `json:"task_groups,omitzero"`

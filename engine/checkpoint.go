@@ -266,6 +266,8 @@ func workloadShell(s *Sim) (workload, error) {
 		return &commitWorkload{}, nil
 	case WorkloadHackbench:
 		return &hackbench{cfg: &s.sc.Workload.Hackbench}, nil
+	case WorkloadSchbench:
+		return &schbench{cfg: &s.sc.Workload.Schbench}, nil
 	case WorkloadSyncPairs:
 		return &syncPairs{cfg: &s.sc.Workload.SyncPairs}, nil
 	case WorkloadThreadPerConn:

@@ -414,6 +414,8 @@ func (s *Sim) checkEvent(p payload) string {
 			return fmt.Sprintf("thread %d is not a deadline task", p.arg)
 		}
 	case evPacket, evResponse, evConnect, evDevice, evTick, evRTPeriod:
+	case evCFSPeriod:
+		return "a task group's period timer: a run with task groups has no checkpoint"
 	case evScxTimer, evScxWatchdog:
 		if k, ok := s.pol.(*ScxKernel); !ok || p.cpu < 0 || int(p.cpu) >= len(s.cpus) || p.kind == evScxWatchdog && k.watchdogNs == 0 {
 			return fmt.Sprintf("a %s event without a sched_ext policy that has one", p.kind)

@@ -360,7 +360,7 @@ func ownThreads(r *ckReader, s *Sim, own func(*thread) bool) {
 func workloadEvents(r *ckReader, s *Sim, bad func(payload) string) {
 	for _, p := range s.q.slab {
 		switch p.kind {
-		case evPacket, evResponse, evConnect, evDevice, evRTApp, evTrace:
+		case evPacket, evResponse, evConnect, evDevice, evRTApp, evTrace, evSchbench:
 			if why := bad(p); why != "" && r.err == nil {
 				r.failf("a pending %s event: %s", p.kind, why)
 				return

@@ -22,6 +22,7 @@ var ckShort = map[string][]string{
 	"idle-guest":      {"duration_ms=500", "warmup_ms=200", "series_interval_ms=50"},
 	"pgbench-ro":      {"duration_ms=500", "warmup_ms=200", "series_interval_ms=50"},
 	"saturated-sync":  {"duration_ms=400", "warmup_ms=150", "series_interval_ms=50"},
+	"schbench":        {"workload.schbench.workers=8", "workload.schbench.operations=1", "workload.schbench.rps=20000", "duration_ms=100", "warmup_ms=30", "series_interval_ms=5"},
 	"thread-per-conn": {"duration_ms=400", "warmup_ms=150", "series_interval_ms=50"},
 	"tpcb-32vcpu":     {"duration_ms=400", "warmup_ms=150", "series_interval_ms=50"},
 }

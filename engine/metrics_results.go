@@ -65,6 +65,9 @@ func (s *Sim) ResultsWindow(i int) Results {
 	if len(s.groups) > 0 {
 		r.TaskGroups = s.taskGroupResults()
 	}
+	if sb, ok := s.wl.(*schbench); ok && i == 0 {
+		r.Schbench = sb.results(s)
+	}
 	if wl := &s.sc.Workload; wl.Kind == WorkloadRequestServer && wl.TPCBScale > 0 {
 		r.RowLocks = rowLockResults(w, winNs, wl.TPCBScale)
 	}

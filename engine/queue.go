@@ -33,11 +33,12 @@ const (
 	evDLTimer                    // a throttled deadline task's replenishment (arg: thread)
 	evTrace                      // a replayed trace thread's timed sleep or start (arg: its index)
 	evCFSPeriod                  // a task group's cpu.max period timer (arg: the group; stale unless at its periodAt)
+	evSchbench                   // a schbench thread's usleep ends (arg: its local index)
 	numEvKinds
 )
 
 var evKindNames = [...]string{"step_end", "irq", "irq_end", "spin_end", "spin_notice",
-	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer", "trace", "cfs_period"}
+	"wake_done", "preempt_timer", "timer", "packet", "response", "connect", "device", "debt_paid", "scx_timer", "scx_watchdog", "rtapp", "tick", "rt_period", "dl_timer", "trace", "cfs_period", "schbench"}
 
 func (k evKind) String() string {
 	if int(k) < len(evKindNames) {

@@ -310,6 +310,7 @@ type Workload struct {
 	HousekeepingNs  int64     `json:"housekeeping_ns"`
 	Hackbench       Hackbench `json:"hackbench"`
 	SyncPairs       SyncPairs `json:"sync_pairs"`
+	Schbench        Schbench  `json:"schbench"`
 	// RTApp is the rt-app description run by workload.kind "rtapp": the JSON
 	// text of an rt-app file (at most MaxRTAppBytes; rtapp_scenario.go).
 	RTApp string `json:"rtapp,omitzero"`
@@ -454,6 +455,9 @@ func DefaultScenario() Scenario {
 			Hackbench: Hackbench{Groups: 10, FDs: 20, Loops: 1000, MessageBytes: 100,
 				WriteNs: 360, ReadNs: 360, SocketMessages: 256},
 			SyncPairs: SyncPairs{Spinners: 8, Pairs: 2, MessageNs: 720, SpinnerStepUs: 1000},
+			// schbench's defaults (-m 1 -n 5 -F 256 -s 100); the costs' sources
+			// are in docs/mechanisms.md, schbench.
+			Schbench: Schbench{MessageThreads: 1, Operations: 5, FootprintKB: 256, SleepUs: 100, MaddPs: 3000, FutexWakeNs: 1500},
 		},
 	}
 }

@@ -86,6 +86,7 @@ func withClients(sc *Scenario) bool   { return isKind(sc, WorkloadRequestServer,
 func withRequests(sc *Scenario) bool  { return isKind(sc, WorkloadRequestServer) }
 func withHackbench(sc *Scenario) bool { return isKind(sc, WorkloadHackbench) }
 func withSyncPairs(sc *Scenario) bool { return isKind(sc, WorkloadSyncPairs) }
+func withSchbench(sc *Scenario) bool  { return isKind(sc, WorkloadSchbench) }
 func withCommit(sc *Scenario) bool {
 	return isKind(sc, WorkloadCommit) || isKind(sc, WorkloadRequestServer) && sc.Workload.CommitDeviceUs > 0
 }

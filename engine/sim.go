@@ -104,6 +104,8 @@ func NewSimScx(sc Scenario, compile ScxCompiler) (*Sim, error) {
 		s.wl = newCommitWorkload(s)
 	case WorkloadHackbench:
 		s.wl = newHackbench(s)
+	case WorkloadSchbench:
+		s.wl = newSchbench(s)
 	case WorkloadSyncPairs:
 		s.wl = newSyncPairs(s)
 	case WorkloadThreadPerConn:

@@ -60,6 +60,18 @@ func (sc *Scenario) Validate() error {
 			v.fail("workload.tpcb_scale", "%d needs a durable commit (workload.commit_device_us above 0): row locks are released when the commit is durable", w.TPCBScale)
 		}
 	}
+	if sb := &w.Schbench; w.Kind == WorkloadSchbench {
+		per := sb.Workers
+		if per == 0 {
+			per = (sc.Machine.VCPUs + sb.MessageThreads - 1) / max(sb.MessageThreads, 1)
+		}
+		if n := sb.MessageThreads * per; n > MaxSchbenchThreads {
+			v.fail("workload.schbench.workers", "%d message threads x %d workers makes %d, above the limit %d", sb.MessageThreads, per, n, MaxSchbenchThreads)
+		}
+		if sb.PinMessage && sb.MessageThreads > sc.Machine.VCPUs {
+			v.fail("workload.schbench.pin_message", "pins %d message threads, one per vCPU, on %d vCPUs", sb.MessageThreads, sc.Machine.VCPUs)
+		}
+	}
 	if sp := &w.SyncPairs; sp.Spinners+2*sp.Pairs > MaxSyncPairsTasks {
 		v.fail("workload.sync_pairs.pairs", "%d spinners and %d pairs make %d tasks, above the limit %d", sp.Spinners, sp.Pairs, sp.Spinners+2*sp.Pairs, MaxSyncPairsTasks)
 	}

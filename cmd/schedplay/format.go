@@ -81,8 +81,10 @@ func metricValue(r engine.Results, name string) (float64, bool) {
 // (the unit is in the name), so new metrics get one too.
 func unit(name string) string {
 	switch {
-	case strings.HasSuffix(name, "_per_s") || strings.HasPrefix(name, "ipis_per_s."):
+	case strings.HasSuffix(name, "_per_s") || strings.HasPrefix(name, "ipis_per_s.") || strings.HasSuffix(name, ".rps"):
 		return "/s"
+	case strings.HasSuffix(name, ".samples"):
+		return ""
 	case strings.Contains(name, "_us.") || strings.HasSuffix(name, "_us"):
 		return "µs" // latency_us.p99, wake_to_run_us.mean, runnable_wait_us.max
 	case name == "task_fairness":
@@ -157,6 +159,15 @@ func scenarioLine(sc engine.Scenario) string {
 		size = fmt.Sprintf("%d spinners + %d pairs", w.SyncPairs.Spinners, w.SyncPairs.Pairs)
 	case engine.WorkloadTrace:
 		size = fmt.Sprintf("%d threads", len(w.Trace.Threads))
+	case engine.WorkloadSchbench:
+		sb := w.Schbench
+		size = fmt.Sprintf("-m %d -t %d -n %d -F %d -s %d", sb.MessageThreads, sb.Workers, sb.Operations, sb.FootprintKB, sb.SleepUs)
+		if sb.RPS > 0 {
+			size += fmt.Sprintf(" -R %d", sb.RPS)
+		}
+		if sb.PinMessage {
+			size += " -M auto"
+		}
 	}
 	return fmt.Sprintf("%s: %d vCPUs %s, %s, %s %s, seed %d, measured %d-%d ms",
 		sc.Name, sc.Machine.VCPUs, sc.Machine.Platform, sc.Sched.Policy, w.Kind, size,
@@ -179,6 +190,7 @@ func writeRunTable(w io.Writer, sc engine.Scenario, r engine.Results) error {
 	writeScxWaiting(&b, r.ScxWaiting, int64(math.Round(r.SimSeconds*1e9)))
 	writeRTAppTable(&b, r.RTApp)
 	writeTaskGroups(&b, r.TaskGroups)
+	writeSchbench(&b, r.Schbench)
 	writeTraceTable(&b, r.Trace)
 	if len(r.Series) > 0 {
 		writeSeries(&b, r.Series)
@@ -309,4 +321,27 @@ func firstDiffLine(a, b []byte) int {
 		i++
 	}
 	return bytes.Count(a[:i], []byte("\n")) + 1
+}
+
+// writeSchbench prints schbench's own tables, as schbench prints them: the
+// wakeup and request latency percentiles (µs) and the requests per second.
+func writeSchbench(b *strings.Builder, r engine.SchbenchResults) {
+	if r.Workers == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nschbench: %d message threads, %d workers\n", r.MessageThreads, r.Workers)
+	for _, l := range []struct {
+		name string
+		p    engine.Percentiles
+	}{{"Wakeup Latencies", r.WakeupUs}, {"Request Latencies", r.RequestUs}} {
+		fmt.Fprintf(b, "%s percentiles (usec) (%d total samples)\n", l.name, l.p.N)
+		for _, q := range []struct {
+			label string
+			v     float64
+		}{{"50.0th", l.p.P50}, {"90.0th", l.p.P90}, {"* 99.0th", l.p.P99}, {"99.9th", l.p.P999}} {
+			fmt.Fprintf(b, "\t%8s: %s\n", q.label, num(q.v, false))
+		}
+		fmt.Fprintf(b, "\t     max=%s\n", num(l.p.Max, false))
+	}
+	fmt.Fprintf(b, "average rps: %s\n", num(r.RPS, false))
 }
