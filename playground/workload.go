@@ -64,6 +64,9 @@ type WorkloadArm struct {
 	// and a run that covers only the start of its global.duration
 	// (engine.RTAppResults.Notes).
 	Notes []string `json:"notes,omitzero"`
+	// Groups is each task group's cpu.stat (taskgroup keys under
+	// sched.policy=linux), over the whole run so far.
+	Groups []engine.TaskGroupResult `json:"task_groups,omitzero"`
 }
 
 // WorkloadExample is one example description the editor offers.
@@ -156,11 +159,12 @@ func (m *Model) workloadUI() WorkloadUI {
 		}
 	}
 	for i, a := range m.arms {
-		r := a.results.RTApp
+		res := a.results
 		if a.inWarmup {
-			r = a.warmup.RTApp
+			res = a.warmup
 		}
-		wa := WorkloadArm{Arm: string(rune('A' + i)), Tasks: r.Tasks, Ignored: r.Ignored, Notes: r.Notes}
+		r := res.RTApp
+		wa := WorkloadArm{Arm: string(rune('A' + i)), Tasks: r.Tasks, Ignored: r.Ignored, Notes: r.Notes, Groups: res.TaskGroups}
 		if d := r.Deadlock; len(d.Threads) > 0 {
 			var parts []string
 			for _, t := range d.Threads {

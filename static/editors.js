@@ -311,9 +311,25 @@
       // How the description was read (repeated keys as workgen keeps
       // them, a resume that wakes nobody, a run covering only its start).
       const notes = (a.notes || []).map((n) => mk('p', { className: 'note', textContent: 'Note: ' + n }));
-      return mk('div', { className: 'rtapp-arm' }, mk('table', {}, cap, mk('thead', {}, head), mk('tbody', {}, ...rows)), ...notes, ignored);
+      return mk('div', { className: 'rtapp-arm' }, mk('table', {}, cap, mk('thead', {}, head), mk('tbody', {}, ...rows)), groupTable(a), ...notes, ignored);
     });
     tasksBox.replaceChildren(...tables);
+  }
+
+  // groupTable is an arm's task groups (rt-app taskgroup keys): each one's
+  // cpu.stat, as the kernel's cgroup reports it; null without groups.
+  function groupTable(a) {
+    const groups = a.task_groups || [];
+    if (!groups.length) return null;
+    const head = mk('tr', {}, ...['task group', 'cpu.weight', 'cpu.max', 'CPUs used', 'throttled'].map((h) => mk('th', { scope: 'col', textContent: h })));
+    const rows = groups.map((g) => mk('tr', {},
+      mk('th', { scope: 'row', textContent: g.path }),
+      mk('td', { textContent: String(g.weight) }),
+      mk('td', { textContent: g.max_us ? fmtUs(g.max_us) + ' per ' + fmtUs(g.period_us) : 'max' }),
+      mk('td', { textContent: g.cpu_frac.toFixed(2) }),
+      mk('td', { textContent: g.nr_periods ? g.nr_throttled + ' of ' + g.nr_periods + ' periods' : '–', className: g.nr_throttled ? 'worse' : '' })));
+    const cap = mk('caption', { textContent: 'Task groups (cpu.stat): CPUs used counts the groups below; cpu.weight and cpu.max are the defaults unless the scenario sets them (sched.groups)' });
+    return mk('table', { className: 'rtapp-groups' }, cap, mk('thead', {}, head), mk('tbody', {}, ...rows));
   }
 
   // ---- Opening the panels -------------------------------------------------------

@@ -23,7 +23,8 @@ import (
 // cpu.cfs_period_us are cpu.max). schedplay runs the same threads in one
 // description with taskgroup keys and sched.groups. What is compared follows
 // from the groups' weights and quotas alone: how pinned threads share CPU 0
-// (passes per thread, each pass the same work), and a capped group's CPU.
+// (passes per thread, each pass the same work), and a capped group's CPU (the
+// time the kernel charged its threads: chargedShare).
 
 // cpuCgroupRoot is where the cgroup-v1 cpu controller is mounted.
 const cpuCgroupRoot = "/sys/fs/cgroup/cpu"
@@ -137,6 +138,11 @@ func realGroupRun(t *testing.T, bin string, c tgCase, run int) float64 {
 		cmd.WaitDelay = 10 * time.Second
 		cmds = append(cmds, cmd)
 	}
+	if c.capped != "" {
+		// The CPU time charged to the group's threads, which is what its
+		// quota budgets (chargedShare says why not their logs).
+		return chargedShare(t, cmds[0], 0.5, tgDurS-0.5)
+	}
 	for _, cmd := range cmds {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -146,13 +152,6 @@ func realGroupRun(t *testing.T, bin string, c tgCase, run int) float64 {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("rt-app in its cgroup: %v", err)
 		}
-	}
-	if c.capped != "" {
-		share := 0.0
-		for i := range c.groups[0].threads {
-			share += busyShare(t, filepath.Join(dir, fmt.Sprintf("x-%s-%d.log", taskName(c.capped), i)), false)
-		}
-		return share
 	}
 	// Every process ran the same span, started within milliseconds: count
 	// the passes of the span all of them ran.

@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// groupsWorkload puts one hog in /a and three in /b, all on CPU 0.
+const groupsWorkload = `{
+  "tasks": {
+    "a": {"cpus": [0], "taskgroup": "/a", "loop": -1, "run": 1000},
+    "b": {"instance": 3, "cpus": [0], "taskgroup": "/b", "loop": -1, "run": 1000}
+  }
+}`
+
+// TestTaskGroupsInThePage: under the Linux scheduler, an rt-app description
+// whose tasks name task groups runs, and the workload panel shows each
+// group's cpu.stat: /a's one task and /b's three share CPU 0 half and half.
+func TestTaskGroupsInThePage(t *testing.T) {
+	ctx, base := browser(t, 1280, 900)
+	open(t, ctx, base+"/#v=1&preset=idle-guest&speed=2ms")
+	eval[any](t, ctx, `(s => { s.value = 'linux'; s.dispatchEvent(new Event('change')) })(document.getElementById('policy'))`)
+	eval[any](t, ctx, `[...document.querySelectorAll('.own-open')].find(b => b.textContent.includes('rt-app')).click()`)
+	waitFor(t, ctx, `!!window.schedplayWorkloadView && !document.getElementById('workload-panel').hidden`, time.Minute)
+	eval[any](t, ctx, `window.schedplayWorkloadView.set(`+jsString(groupsWorkload)+`)`)
+	eval[any](t, ctx, `document.getElementById('workload-run').click()`)
+	waitFor(t, ctx, `(w => w.runs && !w.error)(`+readWorkload+`)`, 30*time.Second)
+	eval[any](t, ctx, `window.schedplay.jumpTo(1e9)`)
+	waitRun(t, ctx, `(s => s.now_ns === 1e9 && s.pending === 0 && !s.playing)(window.schedplay.state())`, time.Minute)
+	deadline := time.Now().Add(10 * time.Second)
+	for eval[int](t, ctx, `document.querySelectorAll('#workload-results .rtapp-arm:first-child table.rtapp-groups tbody tr').length`) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no table of the two task groups after 10 s; the results box: %s", eval[string](t, ctx, `document.getElementById('workload-results').outerHTML.slice(0, 3000)`))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll('#workload-results .rtapp-arm:first-child table.rtapp-groups tbody tr')].map(r => [...r.children].map(c => c.textContent).join('|'))`)
+	for i, path := range []string{"/a", "/b"} {
+		cells := strings.Split(rows[i], "|")
+		if len(cells) != 5 || cells[0] != path || cells[1] != "100" || cells[2] != "max" {
+			t.Errorf("row %d: %q, want %s with cpu.weight 100 and no cpu.max", i, rows[i], path)
+			continue
+		}
+		if cells[3] != "0.50" && cells[3] != "0.49" && cells[3] != "0.51" {
+			t.Errorf("group %s used %s CPUs, want half of CPU 0", path, cells[3])
+		}
+	}
+	eval[any](t, ctx, `document.getElementById('workload-results').scrollIntoView()`)
+	screenshot(t, ctx, "", "taskgroups-workload")
+}
