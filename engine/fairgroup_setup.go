@@ -11,7 +11,8 @@ import (
 
 // taskGroup is the group at path, made (with its ancestors) the first time
 // a task names it; nil for the root. Its settings are sched.groups' entry
-// for path, else cgroup v2's defaults: cpu.weight 100, cpu.max "max 100000".
+// for path, else the rt-app description's ("taskgroups"), else cgroup v2's
+// defaults: cpu.weight 100, cpu.max "max 100000".
 func (s *Sim) taskGroup(path string) *taskGroup {
 	if path == "" || path == "/" {
 		return nil
@@ -23,7 +24,7 @@ func (s *Sim) taskGroup(path string) *taskGroup {
 	}
 	parent := s.taskGroup(path[:strings.LastIndexByte(path, '/')])
 	tg := &taskGroup{index: len(s.groups), path: path, parent: parent, weight: 100, quotaNs: -1, periodNs: 100_000_000, periodAt: -1}
-	for _, spec := range s.sc.Sched.Groups {
+	for _, spec := range append(s.groupSettings[:len(s.groupSettings):len(s.groupSettings)], s.sc.Sched.Groups...) {
 		if spec.Path == path {
 			tg.weight = cmp.Or(spec.Weight, 100)
 			if spec.MaxUs > 0 {

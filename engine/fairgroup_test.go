@@ -331,3 +331,38 @@ func dumpQ(s *Sim, c *cpu) string {
 	}
 	return out
 }
+
+// TestTaskGroupSettingsInTheDescription: the rt-app description's root
+// "taskgroups" sets its groups' cpu.weight and cpu.max (rt-app ignores the
+// key), and sched.groups overrides it.
+func TestTaskGroupSettingsInTheDescription(t *testing.T) {
+	desc := `{"taskgroups": {"/a": {"cpu.weight": 300}, "/b": {"cpu.max": "10000 100000"}},
+		"tasks": {` + hog("a", "/a", 1) + `, ` + hog("b", "/b", 1) + `, ` + hog("c", "/c", 1) + `}}`
+	for _, tc := range []struct {
+		name   string
+		groups []TaskGroup
+		want   map[string]float64
+	}{
+		{"the description's", nil, map[string]float64{"/a": 0.675, "/b": 0.1, "/c": 0.225}},
+		{"sched.groups overrides", []TaskGroup{{Path: "/a", Weight: 100}}, map[string]float64{"/a": 0.45, "/b": 0.1, "/c": 0.45}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := rtappScenario(desc)
+			sc.Sched.Policy = "linux"
+			sc.Sched.Groups = tc.groups
+			sc.Machine.VCPUs = 1
+			sc.DurationMs = 3000
+			s, err := NewSim(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetVisual(false)
+			r := s.Run()
+			for path, want := range tc.want {
+				if got := groupRes(t, r, path).CPUFrac; math.Abs(got-want) > 0.02 {
+					t.Errorf("group %s used %.3f CPUs, want %.3f", path, got, want)
+				}
+			}
+		})
+	}
+}

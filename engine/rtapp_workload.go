@@ -230,6 +230,9 @@ type rtNames struct {
 
 func newRTAppWorkload(s *Sim) *rtappWorkload {
 	w := rtappShell(s)
+	for _, g := range w.desc.TaskGroups {
+		s.groupSettings = append(s.groupSettings, TaskGroup{Path: g.Path, Weight: g.Weight, MaxUs: g.MaxUs, PeriodUs: g.PeriodUs})
+	}
 	n := len(s.cpus)
 	for ti := range w.tasks {
 		for range w.tasks[ti].instance {

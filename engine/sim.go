@@ -69,8 +69,11 @@ type Sim struct {
 	nrRT int
 	// groups are the task groups, in the order they were first named
 	// (fairgroup.go); none without them, the fair class flat.
-	groups     []*taskGroup
-	rtPeriodAt int64
+	groups []*taskGroup
+	// groupSettings are the rt-app description's task group settings (its
+	// root "taskgroups"), which sched.groups' entries override.
+	groupSettings []TaskGroup
+	rtPeriodAt    int64
 	// yielding is a thread whose program just called sched_yield (the
 	// rtapp workload's yield): the reschedule that follows its step's end
 	// gives its CPU to the next queued thread. nil otherwise.

@@ -79,7 +79,7 @@ func (d *decoder) root(n *node) error {
 	for i := range n.members {
 		m := &n.members[i]
 		switch m.name {
-		case "global", "tasks", "resources":
+		case "global", "tasks", "resources", "taskgroups":
 			if err := unique(seen, "", *m); err != nil {
 				return err
 			}
@@ -94,6 +94,10 @@ func (d *decoder) root(n *node) error {
 				return errorAt(m.val.pos, m.name, "want an object, got %s", m.val.describe())
 			}
 			d.noOp(m.name, m.pos, m.name, "root")
+		case "taskgroups":
+			if err := d.taskgroups(m.val); err != nil {
+				return err
+			}
 		default:
 			d.note(m.name, m.pos, "ignored: not a key rt-app reads at the top level")
 		}

@@ -1,10 +1,6 @@
 package rtapp
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // --- tasks ---
 
@@ -431,34 +427,3 @@ func (d *decoder) repeated(path string, m member, as string) {
 
 // RepeatedKeyNote begins the Note of every repeated key.
 const RepeatedKeyNote = "repeated key kept as workgen keeps it"
-
-// MaxTaskgroupDepth bounds how deep a taskgroup path goes.
-const MaxTaskgroupDepth = 8
-
-// CheckTaskgroup says why s is not a taskgroup path rt-app could create (an
-// absolute path of cgroup names), or "".
-func CheckTaskgroup(s string) string {
-	if s == "" || s[0] != '/' {
-		return "it must start with / (the root task group)"
-	}
-	if s == "/" {
-		return ""
-	}
-	names := strings.Split(s[1:], "/")
-	if len(names) > MaxTaskgroupDepth {
-		return fmt.Sprintf("deeper than %d groups", MaxTaskgroupDepth)
-	}
-	for _, n := range names {
-		switch {
-		case n == "" || n == "." || n == "..":
-			return "a group name is empty, . or .."
-		case len(n) > 64:
-			return "a group name is longer than 64 bytes"
-		case strings.ContainsFunc(n, func(r rune) bool {
-			return !(r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-		}):
-			return "a group name has a character other than letters, digits, _, - and ."
-		}
-	}
-	return ""
-}

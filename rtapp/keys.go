@@ -49,6 +49,7 @@ var KeyStatus = []KeyInfo{
 	{"global", "root", Modelled, "parse_global; optional, defaults as rt-app"},
 	{"tasks", "root", Modelled, "parse_tasks; required"},
 	{"resources", "root", NoOp, "legacy declarations (parse_resources): rt-app creates every resource on first use"},
+	{"taskgroups", "root", Modelled, "a schedplay extension rt-app ignores: the cgroup v2 files of the groups taskgroup keys name, {\"/a\": {\"cpu.weight\": 300, \"cpu.max\": \"20000 100000\"}} (sched.groups overrides them)"},
 
 	{"duration", "global", Modelled, "seconds rt-app lives (the run covers them even when every task ends before); -1 or 0 runs until every task ends"},
 	{"default_policy", "global", Modelled, "policy of tasks that name none"},

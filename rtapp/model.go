@@ -30,6 +30,8 @@ type Description struct {
 	// Notes lists keys that were accepted but change nothing (NoOp in
 	// KeyStatus) and keys rt-app ignores, with where they were.
 	Notes []Note
+	// TaskGroups are the root's "taskgroups" settings, in file order.
+	TaskGroups []TaskGroupSettings
 }
 
 // Task looks a task up by name; nil if there is none.
