@@ -1,13 +1,17 @@
 package e2e
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// groupsWorkload puts one hog in /a and three in /b, all on CPU 0.
+// groupsWorkload puts one hog in /a and three in /b, all on CPU 0, /a with
+// cpu.weight 300 (the root "taskgroups" key, which rt-app ignores).
 const groupsWorkload = `{
+  "taskgroups": {"/a": {"cpu.weight": 300}},
   "tasks": {
     "a": {"cpus": [0], "taskgroup": "/a", "loop": -1, "run": 1000},
     "b": {"instance": 3, "cpus": [0], "taskgroup": "/b", "loop": -1, "run": 1000}
@@ -16,7 +20,8 @@ const groupsWorkload = `{
 
 // TestTaskGroupsInThePage: under the Linux scheduler, an rt-app description
 // whose tasks name task groups runs, and the workload panel shows each
-// group's cpu.stat: /a's one task and /b's three share CPU 0 half and half.
+// group's cpu.stat: /a's one task, weighing 300, gets three quarters of CPU 0
+// and /b's three the rest.
 func TestTaskGroupsInThePage(t *testing.T) {
 	ctx, base := browser(t, 1280, 900)
 	open(t, ctx, base+"/#v=1&preset=idle-guest&speed=2ms")
@@ -36,16 +41,24 @@ func TestTaskGroupsInThePage(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	rows := eval[[]string](t, ctx, `[...document.querySelectorAll('#workload-results .rtapp-arm:first-child table.rtapp-groups tbody tr')].map(r => [...r.children].map(c => c.textContent).join('|'))`)
-	for i, path := range []string{"/a", "/b"} {
+	for i, want := range []struct{ path, weight, cpus string }{{"/a", "300", "0.75"}, {"/b", "100", "0.25"}} {
 		cells := strings.Split(rows[i], "|")
-		if len(cells) != 5 || cells[0] != path || cells[1] != "100" || cells[2] != "max" {
-			t.Errorf("row %d: %q, want %s with cpu.weight 100 and no cpu.max", i, rows[i], path)
+		if len(cells) != 5 || cells[0] != want.path || cells[1] != want.weight || cells[2] != "max" {
+			t.Errorf("row %d: %q, want %s with cpu.weight %s and no cpu.max", i, rows[i], want.path, want.weight)
 			continue
 		}
-		if cells[3] != "0.50" && cells[3] != "0.49" && cells[3] != "0.51" {
-			t.Errorf("group %s used %s CPUs, want half of CPU 0", path, cells[3])
+		if got, _ := strconv.ParseFloat(cells[3], 64); math.Abs(got-mustFloat(want.cpus)) > 0.015 {
+			t.Errorf("group %s used %s CPUs, want %s of CPU 0", want.path, cells[3], want.cpus)
 		}
 	}
 	eval[any](t, ctx, `document.getElementById('workload-results').scrollIntoView()`)
 	screenshot(t, ctx, "", "taskgroups-workload")
+}
+
+func mustFloat(s string) float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		panic(err)
+	}
+	return f
 }
