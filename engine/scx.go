@@ -70,8 +70,11 @@ type ScxKernel struct {
 	// insertable is the one task the running callback may insert (the waking
 	// or enqueued task); nil once inserted.
 	insertable *thread
-	// waking is the task a wake is placing (placeWake), else nil.
-	waking *thread
+	// waking is the task a wake is placing (placeWake), else nil; wakeFrom
+	// is the waker's CPU (-1 from outside), for the reschedule of the
+	// selected CPU that follows a wake queued on a shared DSQ.
+	waking   *thread
+	wakeFrom int
 	// During a wake: the local DSQ the task was inserted into (a CPU, or
 	// wakeSelected for the CPU select_cpu returns), or -1; and what
 	// select_cpu_dfl said.
@@ -177,12 +180,13 @@ func (k *ScxKernel) ensureEnabled(t *thread) bool {
 // The reason select_cpu_dfl gives when it finds no idle CPU, and what a wake
 // queued on a shared DSQ adds to it.
 const (
-	dflNoIdle    = "no idle CPU"
-	sharedNoKick = ": the shared queue, which kicks no CPU"
+	dflNoIdle   = "no idle CPU"
+	sharedQueue = ": queued on a shared DSQ, on the selected CPU's runqueue (rescheduled if idle)"
 )
 
-// placeWake is the wake half of the flow: select_cpu (or select_cpu_dfl),
-// runnable, and enqueue unless select_cpu inserted the task.
+// placeWake is the wake half of the flow (select_task_rq, then
+// enqueue_task_scx): select_cpu (or select_cpu_dfl), the move to the CPU it
+// returned, runnable, and enqueue unless select_cpu inserted the task.
 func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement {
 	if k.fair != nil || !k.ensureEnabled(t) {
 		return k.fair.placeWake(s, t, from, sync)
@@ -192,20 +196,28 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 		wakeFlags = ScxWakeSync
 	}
 	k.wakeLocal, k.dflCalled, k.dflIdle, k.dflReason = -1, false, false, ""
-	k.insertable, k.waking = t, t
+	k.insertable, k.waking, k.wakeFrom = t, t, from
 	defer func() { k.waking = nil }()
 	cpu := t.cpu
 	ok := true
-	if k.defined&ScxOpSelectCPU != 0 {
+	switch {
+	case t.pinned || len(s.cpus) == 1:
+		// select_task_rq (core.c) asks the class only for a task allowed on
+		// more than one CPU (p->nr_cpus_allowed > 1, not migration-disabled);
+		// one pinned stays where it is, and neither select_cpu nor
+		// select_cpu_dfl runs.
+	case k.defined&ScxOpSelectCPU != 0:
 		ok = k.call(ScxOpSelectCPU, from, t, func() error {
 			c, err := k.ops.SelectCPU(k, k.handle(t), t.cpu, wakeFlags)
-			if err == nil {
-				err = k.checkCPU(t, c, "select_cpu returned")
+			if err == nil && (c < 0 || c >= len(s.cpus)) {
+				// ops_cpu_valid in select_task_rq_scx: an invalid CPU is
+				// the policy's error.
+				err = fmt.Errorf("select_cpu returned CPU %d for pid %d: out of range 0..%d", c, t.id, len(s.cpus)-1)
 			}
 			cpu = c
 			return err
 		})
-	} else {
+	default:
 		// No select_cpu: the kernel's default, with a direct insert into the
 		// found idle CPU's local DSQ (select_task_rq_scx).
 		c, idle := k.selectCPUDfl(t, t.cpu, from, wakeFlags)
@@ -214,6 +226,14 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 			k.insertable, k.wakeLocal = nil, wakeSelected
 			k.task(t).slice = k.sliceNs
 		}
+	}
+	if ok && cpu != t.cpu {
+		// try_to_wake_up moves the task to the selected CPU (set_task_cpu)
+		// before it is enqueued there, whether or not select_cpu inserted
+		// it; every CPU of a task allowed on more than one is allowed here,
+		// so select_fallback_rq never has to pick another.
+		s.migrateCount(t, t.cpu, cpu)
+		t.cpu = cpu
 	}
 	if ok && k.defined&ScxOpRunnable != 0 {
 		ok = k.call(ScxOpRunnable, from, t, func() error { return k.ops.Runnable(k, k.handle(t), ScxEnqWakeup) })
@@ -238,19 +258,19 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 	case k.wakeLocal >= 0:
 		return placement{cpu: k.wakeLocal, reason: "the policy inserted it into a CPU's local DSQ (DSQ_LOCAL_ON)"}
 	}
-	reason := "the policy queued it on a shared DSQ, which kicks no CPU"
-	if k.dflCalled && !k.dflIdle {
+	reason := "the policy" + sharedQueue
+	if k.dflCalled {
 		// The one reason select_cpu_dfl gives without an idle CPU, spelled out:
 		// concatenating it allocated on every such wake, and the garbage
 		// collections it brought kept the write barrier on for a fifth of a
 		// hackbench run under js/wasm.
 		if k.dflReason == dflNoIdle {
-			reason = dflNoIdle + sharedNoKick
+			reason = dflNoIdle + sharedQueue
 		} else {
-			reason = k.dflReason + sharedNoKick
+			reason = k.dflReason + sharedQueue
 		}
 	}
-	return placement{cpu: t.cpu, shared: true, reason: reason}
+	return placement{cpu: cpu, shared: true, reason: reason}
 }
 
 // enqueue calls the policy's enqueue for t (or the kernel's default, the
@@ -324,6 +344,11 @@ func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
 		return
 	}
 	if c == nil {
+		// A wake queued on a shared DSQ: the task is on its selected CPU's
+		// runqueue, which wakeup_preempt reschedules when it runs the idle
+		// task (resched_curr; wakeup_preempt_scx does nothing between
+		// sched_ext tasks).
+		k.reschedIdle(s.cpus[t.cpu], k.wakeFrom, t)
 		return
 	}
 	t.state = ThreadQueued
