@@ -345,6 +345,8 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 			s.setProtectSlice(c, t)
 		}
 		s.startTick(c)
+	} else if s.fifo {
+		s.startTick(c) // sched_ext's tick (task_tick_scx, scx_flow.go)
 	}
 	t.state = ThreadRunning
 	t.cpu = c.id

@@ -83,6 +83,14 @@ type ScxKernel struct {
 	dflIdle   bool
 	dflReason string
 
+	// A schedule's scratch, each CPU's, used up within the event: left is
+	// the sched_ext task that just left the CPU (dispatch's prev), next the
+	// task a reschedule chose before its prev was enqueued again; dispatched
+	// counts the tasks a dispatch call moved (balance_one's nr_tasks).
+	left       []*thread
+	next       []*thread
+	dispatched int
+
 	timerAt  int64 // when the policy's timer fires, or -1
 	timerCPU int
 	timerGen uint32
@@ -110,7 +118,7 @@ const (
 func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
 	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), rule: parseSyncRule(s.sc.Sched.WakeSync),
 		sliceNs: s.sc.Sched.ScxSliceUs * 1000, thisCPU: -1, wakeLocal: -1, timerAt: -1, exitNs: -1,
-		claimed: make([]bool, len(s.cpus))}
+		claimed: make([]bool, len(s.cpus)), left: make([]*thread, len(s.cpus)), next: make([]*thread, len(s.cpus))}
 	k.global.id = ScxDSQGlobal
 	if s.sc.Sched.Policy == "scx" {
 		k.watchdogNs = s.sc.Sched.Scx.WatchdogMs * 1e6
@@ -311,118 +319,6 @@ func (k *ScxKernel) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, strin
 	return true, "kick the idle CPU whose local queue got the task"
 }
 
-// yieldAtStepEnd: tick (if defined), then the slice check: an expired slice
-// ends the turn when anything else is queued.
-func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
-	if k.fair == nil && k.defined&ScxOpTick != 0 {
-		t := c.cur
-		k.call(ScxOpTick, c.id, t, func() error { return k.ops.Tick(k, k.handle(t)) })
-	}
-	if k.fair != nil {
-		return k.fair.yieldAtStepEnd(s, c)
-	}
-	if k.sliceLeft(c.cur) > 0 {
-		return false
-	}
-	return len(c.rq) > 0 || k.anyQueued()
-}
-
-func (k *ScxKernel) timeSlices() bool { return false }
-
-func (k *ScxKernel) preemptReason() string {
-	if k.fair != nil {
-		return k.fair.preemptReason()
-	}
-	return "its " + fmtMs(k.sliceNs) + " ms slice expired"
-}
-
-// requeue: a task whose slice ran out stops and goes through enqueue on c.
-// With c nil (a wake placed on a shared DSQ) it is already queued.
-func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
-	if k.fair != nil {
-		k.fair.requeue(s, c, t)
-		return
-	}
-	if c == nil {
-		// A wake queued on a shared DSQ: the task is on its selected CPU's
-		// runqueue, which wakeup_preempt reschedules when it runs the idle
-		// task (resched_curr; wakeup_preempt_scx does nothing between
-		// sched_ext tasks).
-		k.reschedIdle(s.cpus[t.cpu], k.wakeFrom, t)
-		return
-	}
-	t.state = ThreadQueued
-	ok := k.ensureEnabled(t)
-	if ok && k.defined&ScxOpStopping != 0 {
-		ok = k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), true) })
-	}
-	if ok {
-		ok = k.enqueue(t, c.id, 0)
-	}
-	k.insertable = nil
-	if !ok {
-		k.takeBack(t)
-		k.fair.requeue(s, c, t)
-	}
-}
-
-// pick: the local DSQ, the global DSQ, then dispatch (balance_one).
-func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
-	if k.fair != nil {
-		return k.fair.pick(s, c)
-	}
-	k.claimed[c.id] = false
-	if len(c.rq) == 0 && len(k.global.q) > 0 {
-		k.moveToLocal(&k.global, c)
-	}
-	if len(c.rq) == 0 && k.defined&ScxOpDispatch != 0 {
-		var prev ScxTask
-		if c.prevThread != nil && c.prevThread.state == ThreadQueued && c.prevThread.cpu == c.id {
-			prev = k.handle(c.prevThread)
-		}
-		if !k.call(ScxOpDispatch, c.id, nil, func() error { return k.ops.Dispatch(k, c.id, prev) }) {
-			return k.fair.pick(s, c)
-		}
-	}
-	t := rqPopHead(s, c)
-	if t != nil && k.defined&ScxOpRunning != 0 {
-		if !k.call(ScxOpRunning, c.id, t, func() error { return k.ops.Running(k, k.handle(t)) }) {
-			s.rqInsert(c, t) // back at the head of its queue: the fair class picks now
-			return k.fair.pick(s, c)
-		}
-	}
-	return t
-}
-
-// blocked: the running task blocked (dequeue_task_scx): stopping, quiescent.
-func (k *ScxKernel) blocked(s *Sim, c *cpu, t *thread) {
-	if k.fair != nil {
-		return
-	}
-	if k.defined&ScxOpStopping != 0 {
-		if !k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), false) }) {
-			return
-		}
-	}
-	if k.defined&ScxOpQuiescent != 0 {
-		k.call(ScxOpQuiescent, c.id, t, func() error { return k.ops.Quiescent(k, k.handle(t), 0) })
-	}
-}
-
-// idleEnter: c goes idle, which sets its idle bit again (update_idle).
-func (k *ScxKernel) idleEnter(s *Sim, c *cpu) bool {
-	if k.fair != nil {
-		return k.fair.idleEnter(s, c)
-	}
-	k.claimed[c.id] = false
-	if k.defined&ScxOpUpdateIdle != 0 {
-		if !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, true) }) {
-			return k.fair.idleEnter(s, c)
-		}
-	}
-	return false
-}
-
 func (k *ScxKernel) servePull(s *Sim, c *cpu) {}
 
 // shared lists the tasks on the global and user DSQs.
@@ -444,7 +340,7 @@ func (k *ScxKernel) shared() []*thread {
 // ran since it was switched in.
 func (k *ScxKernel) sliceLeft(t *thread) int64 {
 	sl := k.task(t).slice
-	if sl >= ScxSliceInf {
+	if sl == ScxSliceInf {
 		return ScxSliceInf
 	}
 	if t.state == ThreadRunning {
@@ -455,8 +351,8 @@ func (k *ScxKernel) sliceLeft(t *thread) int64 {
 
 func (k *ScxKernel) setSlice(t *thread, ns int64) {
 	ns = max(ns, 0)
-	if t.state == ThreadRunning && ns < ScxSliceInf {
-		ns += k.s.now - k.s.cpus[t.cpu].dispatchNs
+	if t.state == ThreadRunning && ns != ScxSliceInf {
+		ns = min(ns+k.s.now-k.s.cpus[t.cpu].dispatchNs, ScxSliceInf-1)
 	}
 	k.task(t).slice = ns
 }

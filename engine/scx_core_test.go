@@ -22,6 +22,7 @@ type probeOps struct {
 	quiesc   func(k *ScxKernel, p ScxTask, f int64) error
 	stop     func(k *ScxKernel, p ScxTask, runnable bool) error
 	idle     func(k *ScxKernel, cpu int, idle bool) error
+	running  func(k *ScxKernel, p ScxTask) error
 }
 
 const probeDSQ = 3
@@ -44,7 +45,8 @@ func (o *probeOps) Dispatch(k *ScxKernel, cpu int, prev ScxTask) error {
 	_, err := k.DSQMoveToLocal(probeDSQ)
 	return err
 }
-func (o *probeOps) Tick(k *ScxKernel, p ScxTask) error { return o.tick(k, p) }
+func (o *probeOps) Running(k *ScxKernel, p ScxTask) error { return o.running(k, p) }
+func (o *probeOps) Tick(k *ScxKernel, p ScxTask) error    { return o.tick(k, p) }
 func (o *probeOps) Runnable(k *ScxKernel, p ScxTask, f int64) error {
 	return o.runnable(k, p, f)
 }
@@ -163,5 +165,138 @@ func TestScxPinnedTaskSkipsSelectCPU(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScxBalanceLoopConsumesGlobal: after dispatch, balance_one looks at the
+// local DSQ and consumes the global DSQ again (scx_dispatch_sched), so a
+// task dispatch moves to the global DSQ runs now, not at the watchdog.
+func TestScxBalanceLoopConsumesGlobal(t *testing.T) {
+	sc := loadExample(t, "hackbench", "workload.hackbench.loops=20", "machine.vcpus=4", "duration_ms=2000")
+	ops := &probeOps{}
+	ops.disp = func(k *ScxKernel, cpu int, prev ScxTask) error {
+		_, err := k.DSQMove(probeDSQ, ScxDSQGlobal)
+		return err
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	if r.Completed != 400 || r.ElapsedS == 0 || r.ElapsedS > 0.5 {
+		t.Errorf("completed %d of 400 in %v s: tasks moved to the global DSQ waited", r.Completed, r.ElapsedS)
+	}
+}
+
+// TestScxTickRunsOnTheTick: ops.tick runs at the CPU's periodic tick
+// (task_tick_scx from sched_tick), on the jiffies grid, never at a step's
+// end; a spent slice ends the turn there.
+func TestScxTickRunsOnTheTick(t *testing.T) {
+	sc := loadExample(t, "saturated-sync", "duration_ms=200", "warmup_ms=0", "sched.hz=250")
+	ticks, off := 0, 0
+	ops := &probeOps{defined: ScxOpTick}
+	ops.tick = func(k *ScxKernel, p ScxTask) error {
+		ticks++
+		if k.NowNs()%4_000_000 != 0 {
+			off++
+		}
+		return nil
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	// 4 busy CPUs, 250 ticks a second, 0.2 s.
+	if want := 4 * 50; ticks < want-8 || ticks > want || off > 0 {
+		t.Errorf("%d tick calls, %d off the 4 ms grid: want about %d, all on it", ticks, off, want)
+	}
+}
+
+// TestScxSliceIsChargedForGood: a slice is what it says up to
+// SCX_SLICE_INF (a 3 s slice runs 3 s, to the tick), and the time a task
+// runs comes off it for good (update_curr_scx).
+func TestScxSliceIsChargedForGood(t *testing.T) {
+	sc := loadExample(t, "saturated-sync", "duration_ms=10000", "warmup_ms=0", "machine.vcpus=1",
+		"workload.sync_pairs.spinners=2", "workload.sync_pairs.pairs=0")
+	const slice = 3_000_000_000
+	var starts []int64
+	ops := &probeOps{defined: ScxOpRunning}
+	ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
+		return k.DSQInsert(p, probeDSQ, slice, f)
+	}
+	ops.running = func(k *ScxKernel, p ScxTask) error {
+		starts = append(starts, k.NowNs())
+		if p.Slice() > slice {
+			return fmt.Errorf("pid %d starts with %d ns of slice", p.PID(), p.Slice())
+		}
+		return nil
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	t.Logf("turns start at %v", starts)
+	if len(starts) < 3 {
+		t.Fatalf("tasks started %d times in 10 s: %v", len(starts), starts)
+	}
+	for i := 1; i < len(starts); i++ {
+		if d := starts[i] - starts[i-1]; d < slice || d > slice+5_000_000 {
+			t.Errorf("a turn lasted %d ns: want the 3 s slice, up to a tick more", d)
+		}
+	}
+}
+
+// TestScxDispatchPrev: dispatch's prev is the CPU's previous task when that
+// was a sched_ext task that just left it, runnable or blocked (prev_on_scx
+// in scx_dispatch_sched), and none when the CPU comes out of idle; a task
+// that blocks is quiescent with SCX_DEQ_SLEEP (dequeue_task_scx).
+func TestScxDispatchPrev(t *testing.T) {
+	sc := loadExample(t, "hackbench", "workload.hackbench.loops=20", "machine.vcpus=4", "duration_ms=2000")
+	var idle [4]bool
+	var withPrev, withoutPrev, sleeps int
+	var errs []string
+	ops := &probeOps{defined: ScxOpUpdateIdle | ScxOpRunning | ScxOpQuiescent | ScxOpStopping}
+	ops.idle = func(k *ScxKernel, cpu int, on bool) error {
+		idle[cpu] = on
+		return nil
+	}
+	ops.running = func(k *ScxKernel, p ScxTask) error {
+		idle[k.ThisCPU()] = false
+		return nil
+	}
+	last := map[int]int{} // CPU -> the pid that stopped there last
+	ops.stop = func(k *ScxKernel, p ScxTask, runnable bool) error {
+		last[k.ThisCPU()] = p.PID()
+		return nil
+	}
+	ops.quiesc = func(k *ScxKernel, p ScxTask, f int64) error {
+		if f&ScxDeqSleep == 0 {
+			errs = append(errs, fmt.Sprintf("quiescent(pid %d) without DEQ_SLEEP", p.PID()))
+		}
+		sleeps++
+		return nil
+	}
+	ops.disp = func(k *ScxKernel, cpu int, prev ScxTask) error {
+		switch {
+		case prev.Valid() && idle[cpu]:
+			errs = append(errs, fmt.Sprintf("dispatch on CPU %d, idle, got prev pid %d", cpu, prev.PID()))
+		case prev.Valid() && prev.PID() != last[cpu]:
+			errs = append(errs, fmt.Sprintf("dispatch on CPU %d got prev pid %d, but pid %d stopped there last", cpu, prev.PID(), last[cpu]))
+		case prev.Valid():
+			withPrev++
+		default:
+			withoutPrev++
+		}
+		_, err := k.DSQMoveToLocal(probeDSQ)
+		return err
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	if len(errs) > 0 {
+		t.Errorf("%d wrong calls, the first: %s", len(errs), errs[0])
+	}
+	if withPrev == 0 || withoutPrev == 0 || sleeps == 0 {
+		t.Errorf("dispatch with prev %d, without %d; quiescent %d: want some of each", withPrev, withoutPrev, sleeps)
 	}
 }

@@ -145,7 +145,9 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 		return fmt.Errorf("%s: slice %d is negative", what, slice)
 	}
 	if slice == 0 {
-		slice = k.task(t).slice
+		// scx_dsq_insert_commit: a zero slice keeps the task's own, what is
+		// left of it, or 1 ns when none is.
+		slice = max(k.task(t).slice, 1)
 	}
 	local := -1
 	switch {

@@ -32,7 +32,11 @@ func (k *ScxKernel) DSQMoveToLocal(dsq int64) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("dsq_move_to_local: %v", err)
 	}
-	return k.moveToLocal(d, k.s.cpus[k.thisCPU]), nil
+	if !k.moveToLocal(d, k.s.cpus[k.thisCPU]) {
+		return false, nil
+	}
+	k.dispatched++ // scx_bpf_dsq_move_to_local bumps nr_tasks
+	return true, nil
 }
 
 // DSQMove is scx_bpf_dsq_move on a DSQ's first movable task: in dispatch or
@@ -60,6 +64,7 @@ func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
 				k.task(t).dsq = scxNoDSQ
 				t.state = ThreadBlocked // in transit: insertLocal queues it
 				k.insertLocal(t, cpu, 0)
+				k.dispatched++ // as a dsq_insert from dispatch counts
 				return true, nil
 			}
 		}
@@ -78,6 +83,7 @@ func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
 	t := d.q[0]
 	dsqRemove(d, t)
 	k.dsqPush(to, t, k.task(t).slice, 0)
+	k.dispatched++
 	return true, nil
 }
 
@@ -237,8 +243,14 @@ func (k *ScxKernel) kick(c *cpu, flags int64) {
 	if flags&ScxKickIdle != 0 && !idle {
 		return
 	}
-	if flags&ScxKickPreempt != 0 && c.cur != nil {
-		k.setSlice(c.cur, 0)
+	if c.cur != nil {
+		// kick_one_cpu: KICK_PREEMPT zeroes the running task's slice; any
+		// kick makes the CPU schedule (resched_curr), whose balance keeps a
+		// task that has slice left.
+		if flags&ScxKickPreempt != 0 {
+			k.setSlice(c.cur, 0)
+		}
+		c.cfs.resched = true
 	}
 	from := k.thisCPU
 	if k.in == ScxOpTimer {

@@ -53,12 +53,17 @@ const (
 	// ScxDSQMaxUser bounds the ids create_dsq accepts: 0..ScxDSQMaxUser-1.
 	ScxDSQMaxUser int64 = 1 << 20
 
-	ScxSliceInf int64 = 1<<31 - 1 // SCX_SLICE_INF: never expires
+	// ScxSliceInf is SCX_SLICE_INF (U64_MAX in the kernel, the largest
+	// int64 here): the one slice that never expires; any other, however
+	// long, runs out.
+	ScxSliceInf int64 = 1<<63 - 1
 
 	ScxEnqWakeup  int64 = 1 << 0 // SCX_ENQ_WAKEUP
 	ScxEnqHead    int64 = 1 << 4 // SCX_ENQ_HEAD: the head of a FIFO DSQ
 	ScxEnqPreempt int64 = 1 << 5 // SCX_ENQ_PREEMPT: preempt the target CPU's task
 	ScxEnqLast    int64 = 1 << 6 // SCX_ENQ_LAST
+
+	ScxDeqSleep int64 = 1 << 0 // SCX_DEQ_SLEEP: the task blocks (DEQUEUE_SLEEP)
 
 	ScxWakeSync int64 = 1 << 4 // SCX_WAKE_SYNC
 

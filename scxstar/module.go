@@ -23,6 +23,7 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		"ENQ_HEAD":     starlark.MakeInt64(engine.ScxEnqHead),
 		"ENQ_PREEMPT":  starlark.MakeInt64(engine.ScxEnqPreempt),
 		"ENQ_LAST":     starlark.MakeInt64(engine.ScxEnqLast),
+		"DEQ_SLEEP":    starlark.MakeInt64(engine.ScxDeqSleep),
 		"WAKE_SYNC":    starlark.MakeInt64(engine.ScxWakeSync),
 		"KICK_IDLE":    starlark.MakeInt64(engine.ScxKickIdle),
 		"KICK_PREEMPT": starlark.MakeInt64(engine.ScxKickPreempt),
