@@ -79,6 +79,7 @@ type ScxKernel struct {
 	// wakeSelected for the CPU select_cpu returns), or -1; and what
 	// select_cpu_dfl said.
 	wakeLocal int
+	wakeEnq   int64 // the enq_flags of that insert
 	dflCalled bool
 	dflIdle   bool
 	dflReason string
@@ -113,6 +114,7 @@ type scxTaskState struct {
 const (
 	scxNoDSQ     = -1
 	wakeSelected = -2
+	wakeHeadDone = -3 // a wake's insert at a local DSQ's head, done (wakeHead)
 )
 
 func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
@@ -203,7 +205,7 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 	if sync {
 		wakeFlags = ScxWakeSync
 	}
-	k.wakeLocal, k.dflCalled, k.dflIdle, k.dflReason = -1, false, false, ""
+	k.wakeLocal, k.wakeEnq, k.dflCalled, k.dflIdle, k.dflReason = -1, 0, false, false, ""
 	k.insertable, k.waking, k.wakeFrom = t, t, from
 	defer func() { k.waking = nil }()
 	cpu := t.cpu
@@ -255,6 +257,9 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 		k.takeBack(t)
 		t.state = ThreadBlocked
 		return k.fair.placeWake(s, t, from, sync)
+	}
+	if k.wakeLocal != -1 && k.wakeEnq&(ScxEnqHead|ScxEnqPreempt) != 0 {
+		return k.wakeHead(t, cpu, from)
 	}
 	switch {
 	case k.wakeLocal == wakeSelected || k.wakeLocal == cpu:

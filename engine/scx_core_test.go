@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -298,5 +299,105 @@ func TestScxDispatchPrev(t *testing.T) {
 	}
 	if withPrev == 0 || withoutPrev == 0 || sleeps == 0 {
 		t.Errorf("dispatch with prev %d, without %d; quiescent %d: want some of each", withPrev, withoutPrev, sleeps)
+	}
+}
+
+// TestScxEnqPreemptAndHead: an insert into a local DSQ with ENQ_PREEMPT
+// goes to its head and preempts the CPU's task (dispatch_enqueue,
+// local_dsq_post_enq), at a wake too; ENQ_HEAD goes to the head without
+// preempting; a plain insert waits behind the queue. Two CPUs run four
+// spinners with 20 ms slices, and a pair passes a message back and forth:
+// a woken pair task waits for a slice unless its insert preempts.
+func TestScxEnqPreemptAndHead(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		flags        int64
+		lo, hi       float64 // the wake-to-run mean, µs
+		spinnersBusy bool
+	}{
+		{"preempt", ScxEnqPreempt, 0, 50, true},
+		{"head", ScxEnqHead, 1000, 1e6, true},
+		{"tail", 0, 1000, 1e6, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := loadExample(t, "saturated-sync", "duration_ms=600", "warmup_ms=100", "machine.vcpus=2",
+				"workload.sync_pairs.spinners=4", "workload.sync_pairs.pairs=1")
+			ops := &probeOps{}
+			ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
+				if f&ScxEnqWakeup != 0 {
+					return k.DSQInsert(p, ScxDSQLocal, k.SliceDflNs(), f|tc.flags)
+				}
+				return k.DSQInsert(p, probeDSQ, k.SliceDflNs(), f)
+			}
+			_, r := runProbe(t, sc, ops)
+			if r.ScxExit.Ejected() {
+				t.Fatalf("ejected: %+v", r.ScxExit)
+			}
+			if w := r.WakeToRunUs.Mean; w < tc.lo || w > tc.hi {
+				t.Errorf("wake-to-run mean %.1f µs: want %.0f to %.0f", w, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+// TestScxSharedDSQOrder: ENQ_PREEMPT puts a task at the head of a FIFO user
+// DSQ (dispatch_enqueue): on one CPU with three spinners, pid 1, requeued
+// so, runs every other turn.
+func TestScxSharedDSQOrder(t *testing.T) {
+	sc := loadExample(t, "saturated-sync", "duration_ms=500", "warmup_ms=0", "machine.vcpus=1",
+		"workload.sync_pairs.spinners=3", "workload.sync_pairs.pairs=0")
+	var order []int
+	ops := &probeOps{defined: ScxOpRunning}
+	ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
+		if p.PID() == 1 && f&ScxEnqWakeup == 0 {
+			f |= ScxEnqPreempt
+		}
+		return k.DSQInsert(p, probeDSQ, k.SliceDflNs(), f)
+	}
+	ops.running = func(k *ScxKernel, p ScxTask) error {
+		order = append(order, p.PID())
+		return nil
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	first := slices.Index(order, 1)
+	if len(order) < 8 || first < 0 {
+		t.Fatalf("runs %v: want several turns", order)
+	}
+	for i := first; i < len(order); i += 2 {
+		if order[i] != 1 {
+			t.Errorf("run order %v: want pid 1 every other turn from its first", order)
+			break
+		}
+	}
+}
+
+// TestScxDSQKindWhileItHoldsTasks: a DSQ refuses a FIFO insert only while
+// it holds vtime-ordered tasks, and the reverse (dispatch_enqueue tests the
+// tasks it holds): on one CPU with two spinners the DSQ is empty at every
+// requeue, and the policy changes the kind of insert each time.
+func TestScxDSQKindWhileItHoldsTasks(t *testing.T) {
+	sc := loadExample(t, "saturated-sync", "duration_ms=500", "warmup_ms=0", "machine.vcpus=1",
+		"workload.sync_pairs.spinners=2", "workload.sync_pairs.pairs=0")
+	vtime, switches := false, 0
+	ops := &probeOps{}
+	ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
+		if n, _ := k.DSQNrQueued(probeDSQ); n == 0 {
+			vtime = !vtime
+			switches++
+		}
+		if vtime {
+			return k.DSQInsertVtime(p, probeDSQ, k.SliceDflNs(), k.NowNs(), f)
+		}
+		return k.DSQInsert(p, probeDSQ, k.SliceDflNs(), f)
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	if switches < 10 {
+		t.Errorf("the kind changed %d times: want one per slice", switches)
 	}
 }

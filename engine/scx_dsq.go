@@ -26,7 +26,7 @@ func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
 	k.task(t).dsq = d.id
 	t.state = ThreadQueued
 	d.fifo = true
-	if flags&ScxEnqHead != 0 {
+	if flags&(ScxEnqHead|ScxEnqPreempt) != 0 {
 		d.q = slices.Insert(d.q, 0, t)
 		return
 	}
@@ -173,13 +173,18 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 	if err != nil {
 		return fmt.Errorf("%s: %v", what, err)
 	}
+	if len(d.q) == 0 {
+		// dispatch_enqueue tests the tasks a DSQ holds: an empty one takes
+		// either kind of insert.
+		d.fifo, d.vtime = false, false
+	}
 	switch {
 	case byVtime && d.id == ScxDSQGlobal:
 		return fmt.Errorf("%s: the global DSQ is FIFO: vtime ordering is for user DSQs", what)
 	case byVtime && d.fifo:
-		return fmt.Errorf("%s: DSQ %d already has FIFO-inserted tasks: a DSQ is FIFO or vtime-ordered, not both", what, d.id)
+		return fmt.Errorf("%s: DSQ %d holds FIFO-inserted tasks: a DSQ is FIFO or vtime-ordered while it holds tasks, not both", what, d.id)
 	case !byVtime && d.vtime:
-		return fmt.Errorf("%s: DSQ %d is vtime-ordered: insert with dsq_insert_vtime", what, d.id)
+		return fmt.Errorf("%s: DSQ %d holds vtime-ordered tasks: insert with dsq_insert_vtime while it does", what, d.id)
 	}
 	k.insertable = nil
 	if byVtime {
@@ -191,29 +196,59 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 }
 
 // insertLocal puts t on a CPU's local DSQ (wakeSelected: the CPU the waking
-// task's select_cpu returns). During a wake the engine's wake path does it;
-// otherwise the callback's own CPU takes it at once, another through its
-// incoming list with the kick rule of wakeIPI.
+// task's select_cpu returns). During a wake the engine's wake path does it
+// (placeWake); otherwise the callback's own CPU takes it at once, another
+// through its incoming list with the kick rule of wakeIPI, unless it goes to
+// the head (ENQ_HEAD, or ENQ_PREEMPT, which dispatch_enqueue also puts
+// first), which it does at once. Then local_dsq_post_enq: ENQ_PREEMPT
+// preempts the CPU's task, and an idle CPU is rescheduled.
 func (k *ScxKernel) insertLocal(t *thread, cpu int, flags int64) {
 	s := k.s
 	if k.waking == t {
-		k.wakeLocal = cpu
+		k.wakeLocal, k.wakeEnq = cpu, flags
 		return
 	}
 	if cpu == wakeSelected {
 		cpu = k.thisCPU
 	}
 	c := s.cpus[cpu]
-	if cpu == k.thisCPU {
-		s.rqInsert(c, t)
+	head := flags&(ScxEnqHead|ScxEnqPreempt) != 0
+	if cpu != k.thisCPU && !head {
+		if t.lastCPU != cpu {
+			s.migrateCount(t, t.lastCPU, cpu)
+		}
+		s.enqueueRemote(c, t, k.thisCPU, remoteWake)
 		return
 	}
 	if t.lastCPU != cpu {
 		s.migrateCount(t, t.lastCPU, cpu)
 	}
-	s.enqueueRemote(c, t, k.thisCPU, remoteWake)
-	if flags&ScxEnqPreempt != 0 {
-		k.kick(c, ScxKickPreempt)
+	k.localPut(c, t, head)
+	if k.in == ScxOpDispatch && cpu == k.thisCPU {
+		return // in balance: the CPU is already looking for its next task
+	}
+	k.postEnq(c, t, flags, k.thisCPU)
+}
+
+// localPut queues t on c's local DSQ, at its head or its tail.
+func (k *ScxKernel) localPut(c *cpu, t *thread, head bool) {
+	k.s.rqInsert(c, t)
+	if head {
+		copy(c.rq[1:], c.rq[:len(c.rq)-1])
+		c.rq[0] = t
+	}
+}
+
+// postEnq is local_dsq_post_enq for t, just queued on c's local DSQ by CPU
+// from: ENQ_PREEMPT zeroes the running task's slice and reschedules c; an
+// idle c is rescheduled.
+func (k *ScxKernel) postEnq(c *cpu, t *thread, flags int64, from int) {
+	if flags&ScxEnqPreempt != 0 && c.cur != nil && c.cur != t {
+		k.kickFrom(c, ScxKickPreempt, from)
+		return
+	}
+	if c.cur == nil {
+		k.reschedIdle(c, from, t)
 	}
 }
 

@@ -134,8 +134,11 @@ func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
 		// A wake queued on a shared DSQ: the task is on its selected CPU's
 		// runqueue, which wakeup_preempt reschedules when it runs the idle
 		// task (resched_curr; wakeup_preempt_scx does nothing between
-		// sched_ext tasks).
-		k.reschedIdle(s.cpus[t.cpu], k.wakeFrom, t)
+		// sched_ext tasks). One put at the head of a local DSQ was
+		// (wakeHead).
+		if k.wakeLocal != wakeHeadDone {
+			k.reschedIdle(s.cpus[t.cpu], k.wakeFrom, t)
+		}
 		return
 	}
 	k.chargeSlice(t, c)

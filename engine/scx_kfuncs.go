@@ -237,7 +237,10 @@ func (k *ScxKernel) KickCPU(cpu int, flags int64) error {
 	return nil
 }
 
-func (k *ScxKernel) kick(c *cpu, flags int64) {
+func (k *ScxKernel) kick(c *cpu, flags int64) { k.kickFrom(c, flags, k.thisCPU) }
+
+// kickFrom is kick_one_cpu on c, kicked by CPU from (-1: none).
+func (k *ScxKernel) kickFrom(c *cpu, flags int64, from int) {
 	s := k.s
 	idle := c.cur == nil && (c.state == CPUHalted || c.state == CPUSpinning)
 	if flags&ScxKickIdle != 0 && !idle {
@@ -252,10 +255,9 @@ func (k *ScxKernel) kick(c *cpu, flags int64) {
 		}
 		c.cfs.resched = true
 	}
-	from := k.thisCPU
 	if k.in == ScxOpTimer {
 		from = -1 // the timer's softirq owes nothing to a task
-	} else if c.id == k.thisCPU {
+	} else if c.id == from {
 		return // the CPU the callback runs for reschedules when it returns
 	}
 	if c.wakePending || c.state == CPUIRQ {
@@ -269,7 +271,7 @@ func (k *ScxKernel) kick(c *cpu, flags int64) {
 		return // paying its debt: it reschedules when done
 	}
 	c.wakePending = true
-	s.decide(DecIPISent, max(k.thisCPU, 0), c.id, -1, "kick_cpu", int64(c.load()))
+	s.decide(DecIPISent, max(from, 0), c.id, -1, "kick_cpu", int64(c.load()))
 	s.sendIPI(from, c, IPIWakeup, -1)
 }
 

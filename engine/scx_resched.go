@@ -43,3 +43,23 @@ func (k *ScxKernel) reschedIdle(c *cpu, from int, t *thread) {
 // before it, and a kick sent before then is not lost (kick_cpus_irq_workfn
 // only makes a CPU schedule, which this does).
 func (k *ScxKernel) boot(c *cpu) { k.s.pickNext(c) }
+
+// wakeHead queues a waking task that the policy inserted into a local DSQ
+// with ENQ_HEAD or ENQ_PREEMPT at that DSQ's head, which the engine's wake
+// path (its incoming lists, drained at their tail) cannot, then applies
+// local_dsq_post_enq; the wake is then placed as already queued.
+func (k *ScxKernel) wakeHead(t *thread, selected, from int) placement {
+	s := k.s
+	cpu := k.wakeLocal
+	if cpu == wakeSelected {
+		cpu = selected
+	}
+	if t.cpu != cpu {
+		s.migrateCount(t, t.cpu, cpu)
+	}
+	c := s.cpus[cpu]
+	k.localPut(c, t, true)
+	k.postEnq(c, t, k.wakeEnq, from)
+	k.wakeLocal = wakeHeadDone
+	return placement{cpu: cpu, shared: true, reason: "the policy inserted it at the head of a CPU's local DSQ (ENQ_HEAD or ENQ_PREEMPT)"}
+}
