@@ -28,6 +28,11 @@ func (k *ScxKernel) DSQMoveToLocal(dsq int64) (bool, error) {
 	if k.in != ScxOpDispatch {
 		return false, fmt.Errorf("dsq_move_to_local: called from %s: only dispatch moves tasks", k.in)
 	}
+	if dsq == ScxDSQGlobal {
+		// scx_bpf_dsq_move_to_local looks the id up among the user DSQs
+		// (find_user_dsq): the core consumes the global DSQ itself.
+		return false, fmt.Errorf("dsq_move_to_local: DSQ_GLOBAL is not a user DSQ: the core consumes the global DSQ itself, before dispatch and after it (balance_one)")
+	}
 	d, err := k.sharedDSQ(dsq)
 	if err != nil {
 		return false, fmt.Errorf("dsq_move_to_local: %v", err)
@@ -233,17 +238,26 @@ func (k *ScxKernel) KickCPU(cpu int, flags int64) error {
 	if cpu < 0 || cpu >= len(k.s.cpus) {
 		return fmt.Errorf("kick_cpu: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)
 	}
+	if flags&ScxKickIdle != 0 && flags&ScxKickPreempt != 0 {
+		return fmt.Errorf("kick_cpu: KICK_PREEMPT cannot be used with KICK_IDLE (scx_kick_cpu)")
+	}
 	k.kick(k.s.cpus[cpu], flags)
 	return nil
 }
 
 func (k *ScxKernel) kick(c *cpu, flags int64) { k.kickFrom(c, flags, k.thisCPU) }
 
-// kickFrom is kick_one_cpu on c, kicked by CPU from (-1: none).
+// kickFrom is kick_one_cpu (or kick_one_cpu_if_idle) on c, kicked by CPU
+// from (-1: none). A CPU may kick itself: busy, it schedules at its next
+// reschedule point; idle or in its balance, it gets the kick as an
+// interrupt (the irq_work of scx_kick_cpu) and schedules again.
 func (k *ScxKernel) kickFrom(c *cpu, flags int64, from int) {
 	s := k.s
 	idle := c.cur == nil && (c.state == CPUHalted || c.state == CPUSpinning)
-	if flags&ScxKickIdle != 0 && !idle {
+	// A CPU whose dispatch runs (its balance) counts as idle for KICK_IDLE
+	// (can_skip_idle_kick); the engine's is one running no task.
+	inBalance := c.cur == nil && c.state == CPURunning && k.in == ScxOpDispatch && k.thisCPU == c.id
+	if flags&ScxKickIdle != 0 && !idle && !inBalance {
 		return
 	}
 	if c.cur != nil {
@@ -257,18 +271,23 @@ func (k *ScxKernel) kickFrom(c *cpu, flags int64, from int) {
 	}
 	if k.in == ScxOpTimer {
 		from = -1 // the timer's softirq owes nothing to a task
-	} else if c.id == from {
-		return // the CPU the callback runs for reschedules when it returns
 	}
-	if c.wakePending || c.state == CPUIRQ {
-		return // a kick is on its way, or the CPU reschedules at its next point anyway
-	}
-	if c.state == CPUSpinning && c.cur == nil {
+	self := c.id == from
+	switch {
+	case self && c.cur != nil:
+		return // the CPU the callback runs for reschedules at its next reschedule point
+	case c.wakePending:
+		return // a kick is on its way
+	case self:
+		// Idle or in its balance: the kick's interrupt makes it schedule
+		// again after this schedule, whatever that finds.
+	case c.state == CPUIRQ:
+		return // it reschedules at its interrupt's exit anyway
+	case c.state == CPUSpinning && c.cur == nil:
 		s.noticeWhileSpinning(c)
 		return
-	}
-	if c.cur == nil && !idle {
-		return // paying its debt: it reschedules when done
+	case c.cur == nil && !idle:
+		return // paying its debt or coming out of a halt: it schedules when done
 	}
 	c.wakePending = true
 	s.decide(DecIPISent, max(from, 0), c.id, -1, "kick_cpu", int64(c.load()))

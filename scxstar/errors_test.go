@@ -63,6 +63,12 @@ func TestRuntimeErrorsEject(t *testing.T) {
 			[]string{"select_cpu returned string, not a CPU number"}},
 		{"scx.error", head + "def enqueue(p, f):\n    scx.error(\"gave up on pid %d\" % p.pid)\n",
 			[]string{"enqueue", "policy.star:10:", "gave up on pid"}},
+		// scx_kick_cpu: "PREEMPT/WAIT cannot be used with SCX_KICK_IDLE".
+		{"KICK_IDLE with KICK_PREEMPT", head + "def enqueue(p, f):\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n    scx.kick_cpu(0, scx.KICK_IDLE | scx.KICK_PREEMPT)\n",
+			[]string{"enqueue", "policy.star:11:", "KICK_PREEMPT cannot be used with KICK_IDLE"}},
+		// scx_bpf_dsq_move_to_local finds user DSQs only (find_user_dsq).
+		{"dsq_move_to_local of the global DSQ", "def init():\n    scx.create_dsq(1)\n\ndef enqueue(p, f):\n    scx.dsq_insert(p, 1, scx.SLICE_DFL)\n\ndef dispatch(cpu, prev):\n    scx.dsq_move_to_local(scx.DSQ_GLOBAL)\n",
+			[]string{"dispatch", "policy.star:8:", "DSQ_GLOBAL is not a user DSQ"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			res := runEjected(t, tc.src)
