@@ -50,8 +50,12 @@ type ScxKernel struct {
 	s       *Sim
 	ops     ScxOps
 	defined ScxOpSet
-	rule    syncRule
-	sliceNs int64 // SCX_SLICE_DFL
+	flags   int64 // the policy's ops flags
+	// builtinIdle: the core keeps the idle cpumask (scx_builtin_idle_enabled:
+	// the policy has no update_idle, or keeps it with OPS_KEEP_BUILTIN_IDLE).
+	builtinIdle bool
+	rule        syncRule
+	sliceNs     int64 // SCX_SLICE_DFL
 	// watchdogNs is the watchdog timeout (scx_watchdog_timeout), 0 for none.
 	watchdogNs int64
 
@@ -62,6 +66,13 @@ type ScxKernel struct {
 	// sense when it is in its idle loop with nothing queued and not claimed
 	// since it went idle (test_and_clear_cpu_idle claims it).
 	claimed []bool
+	// idleSeen: the policy was told the CPU went idle (update_idle(cpu,
+	// true)) and not yet that it left idle.
+	idleSeen []bool
+	// distPrev is each calling CPU's distribute_cpu_mask_prev (the last
+	// CPU its idle search returned; the last entry is a call from no CPU),
+	// where cpumask_any_and_distribute starts its next search.
+	distPrev []int
 
 	// The callback running and its context.
 	in      ScxOp
@@ -90,6 +101,7 @@ type ScxKernel struct {
 	// counts the tasks a dispatch call moved (balance_one's nr_tasks).
 	left       []*thread
 	next       []*thread
+	chosen     []bool // the reschedule chose (next) before prev was put
 	dispatched int
 
 	timerAt  int64 // when the policy's timer fires, or -1
@@ -118,10 +130,17 @@ const (
 )
 
 func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
-	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), rule: parseSyncRule(s.sc.Sched.WakeSync),
+	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), flags: ops.Flags(), rule: parseSyncRule(s.sc.Sched.WakeSync),
 		sliceNs: s.sc.Sched.ScxSliceUs * 1000, thisCPU: -1, wakeLocal: -1, timerAt: -1, exitNs: -1,
-		claimed: make([]bool, len(s.cpus)), left: make([]*thread, len(s.cpus)), next: make([]*thread, len(s.cpus))}
+		claimed: make([]bool, len(s.cpus)), left: make([]*thread, len(s.cpus)), next: make([]*thread, len(s.cpus)),
+		chosen: make([]bool, len(s.cpus))}
 	k.global.id = ScxDSQGlobal
+	k.builtinIdle = k.defined&ScxOpUpdateIdle == 0 || k.flags&ScxOpsKeepBuiltinIdle != 0 // scx_idle_enable
+	k.idleSeen = make([]bool, len(s.cpus))
+	k.distPrev = make([]int, len(s.cpus)+1)
+	for i := range k.distPrev {
+		k.distPrev[i] = -1
+	}
 	if s.sc.Sched.Policy == "scx" {
 		k.watchdogNs = s.sc.Sched.Scx.WatchdogMs * 1e6
 		if k.watchdogNs == 0 {
@@ -140,6 +159,10 @@ const scxWatchdogDefaultNs = 30e9
 func (k *ScxKernel) start() {
 	if k.watchdogNs > 0 {
 		k.s.at(k.watchdogNs/2, evScxWatchdog, 0, 0, 0)
+	}
+	if bad := k.flags &^ (ScxOpsKeepBuiltinIdle | ScxOpsEnqLast); bad != 0 {
+		k.eject(fmt.Sprintf("ops flags %#x: only OPS_KEEP_BUILTIN_IDLE and OPS_ENQ_LAST are modelled", bad))
+		return
 	}
 	if k.defined&ScxOpInit != 0 {
 		k.call(ScxOpInit, -1, nil, func() error { return k.ops.Init(k) })

@@ -47,7 +47,18 @@ func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
 	}
 	c.cfs.resched = false
 	t := c.cur
-	if k.balance(c, t) && k.fair == nil && k.sliceLeft(t) == 0 && len(c.rq) > 0 {
+	found := k.balance(c, t)
+	if k.fair != nil {
+		return k.fair.yieldAtStepEnd(s, c)
+	}
+	if found && k.sliceLeft(t) == 0 && len(c.rq) > 0 {
+		k.chosen[c.id] = true
+		return true
+	}
+	if !found && k.flags&ScxOpsEnqLast != 0 {
+		// SCX_OPS_ENQ_LAST: prev is not kept; the CPU picks idle and prev
+		// goes through enqueue with ENQ_LAST (put_prev_task_scx).
+		k.chosen[c.id] = true
 		return true
 	}
 	// prev keeps running (SCX_RQ_BAL_KEEP): it has slice left, or nothing
@@ -142,9 +153,14 @@ func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
 		return
 	}
 	k.chargeSlice(t, c)
-	if len(c.rq) > 0 {
-		k.next[c.id] = c.rq[0]
-		s.rqRemove(c, c.rq[0])
+	var flags int64
+	if k.chosen[c.id] {
+		if len(c.rq) > 0 {
+			k.next[c.id] = c.rq[0]
+			s.rqRemove(c, c.rq[0])
+		} else {
+			flags = ScxEnqLast
+		}
 	}
 	k.left[c.id] = t
 	t.state = ThreadQueued
@@ -153,7 +169,7 @@ func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
 		ok = k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), true) })
 	}
 	if ok {
-		ok = k.enqueue(t, c.id, 0)
+		ok = k.enqueue(t, c.id, flags)
 	}
 	k.insertable = nil
 	if !ok {
@@ -171,13 +187,28 @@ func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
 		return k.fair.pick(s, c)
 	}
 	k.claimed[c.id] = false
-	t := k.next[c.id]
-	k.next[c.id] = nil
-	if t == nil {
+	var t *thread
+	if k.chosen[c.id] {
+		// The reschedule chose before prev was put: its choice, or, after
+		// an ENQ_LAST put, whatever that put on the local DSQ (an idle
+		// CPU's local insert reschedules it at once, local_dsq_post_enq).
+		t, k.next[c.id], k.chosen[c.id] = k.next[c.id], nil, false
+		if t == nil {
+			t = rqPopHead(s, c)
+		}
+	} else {
 		k.balance(c, nil)
 		t = rqPopHead(s, c)
 	}
 	k.left[c.id] = nil
+	if t != nil && k.fair == nil && k.idleSeen[c.id] {
+		// put_prev_task_idle: the CPU leaves idle (__scx_update_idle).
+		k.idleSeen[c.id] = false
+		if k.defined&ScxOpUpdateIdle != 0 && !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, false) }) {
+			s.rqInsert(c, t)
+			return k.fair.pick(s, c)
+		}
+	}
 	if t != nil && k.fair == nil && k.defined&ScxOpRunning != 0 {
 		if !k.call(ScxOpRunning, c.id, t, func() error { return k.ops.Running(k, k.handle(t)) }) {
 			s.rqInsert(c, t) // back at the head of its queue: the fair class picks now
@@ -198,7 +229,7 @@ func (k *ScxKernel) putBackNext(c *cpu) {
 		k.next[c.id] = nil
 		k.s.rqInsert(c, t)
 	}
-	k.left[c.id] = nil
+	k.left[c.id], k.chosen[c.id] = nil, false
 }
 
 // blocked: the running task blocked (dequeue_task_scx): its slice is
@@ -229,12 +260,18 @@ func (k *ScxKernel) chargeSlice(t *thread, c *cpu) {
 	}
 }
 
-// idleEnter: c goes idle, which sets its idle bit again (update_idle).
+// idleEnter: c goes idle, which sets its idle bit again, and tells the
+// policy when it comes from running a task (set_next_task_idle,
+// __scx_update_idle: update_idle(cpu, true)).
 func (k *ScxKernel) idleEnter(s *Sim, c *cpu) bool {
 	if k.fair != nil {
 		return k.fair.idleEnter(s, c)
 	}
 	k.claimed[c.id] = false
+	if k.idleSeen[c.id] {
+		return false // idle to idle: no transition (__scx_update_idle)
+	}
+	k.idleSeen[c.id] = true
 	if k.defined&ScxOpUpdateIdle != 0 {
 		if !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, true) }) {
 			return k.fair.idleEnter(s, c)

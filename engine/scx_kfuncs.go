@@ -159,6 +159,9 @@ func (k *ScxKernel) SelectCPUDfl(p ScxTask, prevCPU int, wakeFlags int64) (int, 
 	if err := k.checkCPU(p.t, prevCPU, "select_cpu_dfl: prev_cpu"); err != nil {
 		return 0, false, err
 	}
+	if err := k.checkBuiltinIdle("select_cpu_dfl"); err != nil {
+		return 0, false, err
+	}
 	cpu, idle := k.selectCPUDfl(p.t, prevCPU, k.thisCPU, wakeFlags)
 	return cpu, idle, nil
 }
@@ -171,6 +174,11 @@ func (k *ScxKernel) SelectCPUDfl(p ScxTask, prevCPU int, wakeFlags int64) (int, 
 func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (int, bool) {
 	s := k.s
 	k.dflCalled = true
+	if !k.builtinIdle {
+		// No idle cpumask is kept: the default finds no idle CPU.
+		k.dflIdle, k.dflReason = false, dflNoIdle
+		return prev, false
+	}
 	if wakeFlags&ScxWakeSync != 0 && from >= 0 && (!t.pinned || t.cpu == from) {
 		wc := s.cpus[from]
 		empty := len(wc.rq) == 0 && len(wc.incoming) == 0
@@ -193,21 +201,53 @@ func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (in
 		k.dflIdle, k.dflReason = true, "previous CPU is idle (claimed)"
 		return prev, true
 	}
-	for _, c := range s.cpus {
-		if (!t.pinned || c.id == t.cpu) && k.idleCPU(c) {
-			k.claimed[c.id] = true
-			k.dflIdle, k.dflReason = true, "an idle CPU was found (claimed)"
-			return c.id, true
-		}
+	if c := k.pickIdle(t, from); c >= 0 {
+		k.dflIdle, k.dflReason = true, "an idle CPU was found (claimed)"
+		return c, true
 	}
 	k.dflIdle, k.dflReason = false, dflNoIdle
 	return prev, false
+}
+
+// pickIdle is scx_pick_idle_cpu for t called on CPU from (-1: none): the
+// first idle CPU t may use, searched from the one after the caller's last
+// answer (cpumask_any_and_distribute), claimed; -1 when none is.
+func (k *ScxKernel) pickIdle(t *thread, from int) int {
+	s := k.s
+	n := len(s.cpus)
+	slot := from
+	if slot < 0 {
+		slot = n
+	}
+	start := k.distPrev[slot] + 1
+	for i := range n {
+		c := s.cpus[(start+i)%n]
+		if (!t.pinned || c.id == t.cpu) && k.idleCPU(c) {
+			k.claimed[c.id] = true
+			k.distPrev[slot] = c.id
+			return c.id
+		}
+	}
+	return -1
+}
+
+// checkBuiltinIdle is check_builtin_idle_enabled: the idle helpers need the
+// idle cpumask, which a policy with update_idle does not keep unless it
+// says OPS_KEEP_BUILTIN_IDLE.
+func (k *ScxKernel) checkBuiltinIdle(what string) error {
+	if k.builtinIdle {
+		return nil
+	}
+	return fmt.Errorf("%s: built-in idle tracking is disabled: the policy defines update_idle without OPS_KEEP_BUILTIN_IDLE in its flags", what)
 }
 
 // TestAndClearCPUIdle is scx_bpf_test_and_clear_cpu_idle: claim cpu if idle.
 func (k *ScxKernel) TestAndClearCPUIdle(cpu int) (bool, error) {
 	if cpu < 0 || cpu >= len(k.s.cpus) {
 		return false, fmt.Errorf("test_and_clear_cpu_idle: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)
+	}
+	if err := k.checkBuiltinIdle("test_and_clear_cpu_idle"); err != nil {
+		return false, err
 	}
 	c := k.s.cpus[cpu]
 	if !k.idleCPU(c) {
@@ -217,20 +257,22 @@ func (k *ScxKernel) TestAndClearCPUIdle(cpu int) (bool, error) {
 	return true, nil
 }
 
-// PickIdleCPU is scx_bpf_pick_idle_cpu: claim and return the first idle CPU
-// p may run on, or -1.
-func (k *ScxKernel) PickIdleCPU(p ScxTask) int {
-	for _, c := range k.s.cpus {
-		if p.Allowed(c.id) && k.idleCPU(c) {
-			k.claimed[c.id] = true
-			return c.id
-		}
+// PickIdleCPU is scx_bpf_pick_idle_cpu: claim and return an idle CPU p may
+// run on (the search starts after the one this CPU found last), or -1.
+func (k *ScxKernel) PickIdleCPU(p ScxTask) (int, error) {
+	if err := k.checkBuiltinIdle("pick_idle_cpu"); err != nil {
+		return -1, err
 	}
-	return -1
+	return k.pickIdle(p.t, k.thisCPU), nil
 }
 
 // IdleCPUMaskEmpty reports whether no CPU is idle.
-func (k *ScxKernel) IdleCPUMaskEmpty() bool { return !k.anyIdle() }
+func (k *ScxKernel) IdleCPUMaskEmpty() (bool, error) {
+	if err := k.checkBuiltinIdle("idle_cpumask_empty"); err != nil {
+		return false, err
+	}
+	return !k.anyIdle(), nil
+}
 
 // KickCPU is scx_bpf_kick_cpu: an IPI makes cpu reschedule (and so dispatch);
 // KICK_IDLE only if it is idle; KICK_PREEMPT expires its task's slice.

@@ -67,6 +67,14 @@ const (
 
 	ScxWakeSync int64 = 1 << 4 // SCX_WAKE_SYNC
 
+	// Ops flags (sched_ext_ops.flags, enum scx_ops_flags): the ones this
+	// core models. A policy with update_idle keeps the built-in idle
+	// tracking only with OPS_KEEP_BUILTIN_IDLE; with OPS_ENQ_LAST a task
+	// whose slice ran out with nothing else to run goes through enqueue
+	// with ENQ_LAST instead of running on.
+	ScxOpsKeepBuiltinIdle int64 = 1 << 0 // SCX_OPS_KEEP_BUILTIN_IDLE
+	ScxOpsEnqLast         int64 = 1 << 1 // SCX_OPS_ENQ_LAST
+
 	ScxKickIdle    int64 = 1 << 0 // SCX_KICK_IDLE: only if the CPU is idle
 	ScxKickPreempt int64 = 1 << 1 // SCX_KICK_PREEMPT: preempt its current task
 )
@@ -79,6 +87,8 @@ const (
 // not keep p past the call except by its PID.
 type ScxOps interface {
 	Defined() ScxOpSet
+	// Flags are the policy's ops flags (ScxOpsKeepBuiltinIdle, ScxOpsEnqLast).
+	Flags() int64
 	Init(k *ScxKernel) error
 	Enable(k *ScxKernel, p ScxTask) error
 	// SelectCPU picks the CPU a waking task goes to; inserting it into a DSQ
@@ -111,6 +121,7 @@ type ScxCompiler func(name, source string, sliceDflNs int64) (ScxOps, error)
 type ScxNoOps struct{}
 
 func (ScxNoOps) Defined() ScxOpSet                { return 0 }
+func (ScxNoOps) Flags() int64                     { return 0 }
 func (ScxNoOps) Init(*ScxKernel) error            { return nil }
 func (ScxNoOps) Enable(*ScxKernel, ScxTask) error { return nil }
 func (ScxNoOps) SelectCPU(*ScxKernel, ScxTask, int, int64) (int, error) {

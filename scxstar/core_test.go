@@ -113,3 +113,24 @@ func TestTasksQueuedAtTimeZeroRun(t *testing.T) {
 		})
 	}
 }
+
+// TestOpsFlags: a policy's top-level flags are its ops flags
+// (sched_ext_ops.flags).
+func TestOpsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want int64
+	}{
+		{"def init():\n    pass\n", 0},
+		{"flags = scx.OPS_KEEP_BUILTIN_IDLE\n", engine.ScxOpsKeepBuiltinIdle},
+		{"flags = scx.OPS_KEEP_BUILTIN_IDLE | scx.OPS_ENQ_LAST\n", engine.ScxOpsKeepBuiltinIdle | engine.ScxOpsEnqLast},
+	} {
+		p, err := Compile("f.star", tc.src, 20_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Flags(); got != tc.want {
+			t.Errorf("%q: flags %#x, want %#x", tc.src, got, tc.want)
+		}
+	}
+}

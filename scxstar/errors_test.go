@@ -22,6 +22,8 @@ func TestCompileErrors(t *testing.T) {
 		{"top level over its budget", "def f():\n    n = 0\n    while True:\n        n += 1\nf()\n", []string{"bad.star:1:1", "the top level is over its step budget (2000000 steps)", "bad.star:5:2: in <toplevel>"}},
 		{"global reassigned", "x = 1\nx = 2\n", []string{"bad.star:2:1", "cannot reassign global x"}},
 		{"no math module", "load(\"math.star\", \"sqrt\")\n", []string{"bad.star:1:"}},
+		{"flags not an int", "flags = {}\n", []string{"bad.star", "flags is a dict, not ops flags"}},
+		{"flags not modelled", "flags = scx.OPS_ENQ_LAST | 1024\n", []string{"bad.star", "flags 0x400", "only scx.OPS_KEEP_BUILTIN_IDLE and scx.OPS_ENQ_LAST"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			_, err := Compile("bad.star", tc.src, 20_000_000)
