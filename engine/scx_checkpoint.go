@@ -109,6 +109,7 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 			return
 		}
 	}
+	s.m.nSharedWaiting = k.countShared()
 	if err := k.ops.LoadState(data); err != nil {
 		r.failf("the sched_ext policy's state: %v", err)
 	}

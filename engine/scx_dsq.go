@@ -20,8 +20,29 @@ type scxDSQ struct {
 	q     []*thread // run order
 }
 
+// sharedDelta counts t in or out of the tasks waiting in shared DSQs that
+// any CPU may run (idle_while_overloaded_frac): a pinned task waits for its
+// own CPU only.
+func (k *ScxKernel) sharedDelta(t *thread, delta int) {
+	if !t.pinned {
+		k.s.m.sharedWaiting(k.s, delta)
+	}
+}
+
+// countShared is what sharedDelta keeps count of, from the DSQs.
+func (k *ScxKernel) countShared() int {
+	n := 0
+	for _, t := range k.shared() {
+		if !t.pinned {
+			n++
+		}
+	}
+	return n
+}
+
 // dsqPush queues t on d (FIFO), as an insert from the core itself.
 func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
+	k.sharedDelta(t, 1)
 	k.task(t).slice = slice
 	k.task(t).dsq = d.id
 	t.state = ThreadQueued
@@ -35,6 +56,7 @@ func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
 
 // dsqPushVtime queues t on d in vtime order, after tasks of equal vtime.
 func (k *ScxKernel) dsqPushVtime(d *scxDSQ, t *thread, slice, vtime int64) {
+	k.sharedDelta(t, 1)
 	st := k.task(t)
 	st.slice, st.vtime, st.dsq = slice, vtime, d.id
 	t.state = ThreadQueued
@@ -49,9 +71,10 @@ func (k *ScxKernel) dsqPushVtime(d *scxDSQ, t *thread, slice, vtime int64) {
 }
 
 // dsqRemove takes t off d.
-func dsqRemove(d *scxDSQ, t *thread) {
+func (k *ScxKernel) dsqRemove(d *scxDSQ, t *thread) {
 	if i := slices.Index(d.q, t); i >= 0 {
 		d.q = slices.Delete(d.q, i, i+1)
+		k.sharedDelta(t, -1)
 	}
 }
 
@@ -96,7 +119,7 @@ func (k *ScxKernel) unqueue(t *thread) {
 		return
 	}
 	if d, err := k.sharedDSQ(st.dsq); err == nil {
-		dsqRemove(d, t)
+		k.dsqRemove(d, t)
 	}
 	st.dsq = scxNoDSQ
 }
@@ -109,6 +132,7 @@ func (k *ScxKernel) moveToLocal(d *scxDSQ, c *cpu) bool {
 			continue
 		}
 		d.q = slices.Delete(d.q, i, i+1)
+		k.sharedDelta(t, -1)
 		k.task(t).dsq = scxNoDSQ
 		if t.lastCPU != c.id {
 			k.s.migrateCount(t, t.lastCPU, c.id)
@@ -288,6 +312,7 @@ func (k *ScxKernel) eject(reason string) {
 	}
 	k.global.q = nil
 	k.dsqs = nil
+	s.m.sharedWaiting(s, -s.m.nSharedWaiting)
 	for _, c := range s.cpus {
 		if len(c.rq) > 0 && c.cur == nil && !c.wakePending && (c.state == CPUHalted || c.state == CPUSpinning) {
 			c.wakePending = true

@@ -186,3 +186,31 @@ func TestScxEnqLast(t *testing.T) {
 		t.Errorf("%d ENQ_LAST enqueues, busy %.3f: want one a slice, the CPU kept busy", last, r.BusyVCPUsMean)
 	}
 }
+
+// TestScxIdleWhileSharedWaits: idle_while_overloaded_frac counts an idle
+// CPU's time while a task any CPU may run waits in a shared DSQ, not only
+// while one waits behind a running task on a CPU's own queue: a policy
+// whose dispatch feeds CPU 0 alone leaves three CPUs of four idle beside
+// hackbench's waiting tasks.
+func TestScxIdleWhileSharedWaits(t *testing.T) {
+	sc := loadExample(t, "hackbench", "workload.hackbench.loops=20", "machine.vcpus=4", "duration_ms=2000")
+	ops := &probeOps{defined: ScxOpSelectCPU}
+	ops.sel = func(*ScxKernel, ScxTask, int, int64) (int, error) { return 0, nil }
+	ops.disp = func(k *ScxKernel, cpu int, prev ScxTask) error {
+		if cpu != 0 {
+			return nil
+		}
+		_, err := k.DSQMoveToLocal(probeDSQ)
+		return err
+	}
+	_, r := runProbe(t, sc, ops)
+	if r.ScxExit.Ejected() {
+		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	if r.Completed != 400 || r.BusyVCPUsMean > 1.2 {
+		t.Fatalf("completed %d, busy %.2f: want hackbench done on CPU 0 alone", r.Completed, r.BusyVCPUsMean)
+	}
+	if f := r.IdleWhileOverloadedFrac; f < 0.5 {
+		t.Errorf("idle_while_overloaded_frac %.3f: want most of the three idle CPUs' share (0.75)", f)
+	}
+}

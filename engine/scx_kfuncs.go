@@ -65,7 +65,7 @@ func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
 		}
 		for _, t := range d.q {
 			if !t.pinned || t.cpu == cpu {
-				dsqRemove(d, t)
+				k.dsqRemove(d, t)
 				k.task(t).dsq = scxNoDSQ
 				t.state = ThreadBlocked // in transit: insertLocal queues it
 				k.insertLocal(t, cpu, 0)
@@ -86,7 +86,7 @@ func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
 		return false, fmt.Errorf("dsq_move: DSQ %d is vtime-ordered: only FIFO moves are modelled", to.id)
 	}
 	t := d.q[0]
-	dsqRemove(d, t)
+	k.dsqRemove(d, t)
 	k.dsqPush(to, t, k.task(t).slice, 0)
 	k.dispatched++
 	return true, nil
