@@ -266,6 +266,21 @@ func (k *ScxKernel) PickIdleCPU(p ScxTask) (int, error) {
 	return k.pickIdle(p.t, k.thisCPU), nil
 }
 
+// IdleCPUs is scx_bpf_get_idle_cpumask: the idle CPUs, in order, without
+// claiming any (a policy tests a CPU with cpumask_test_cpu, here `in`).
+func (k *ScxKernel) IdleCPUs() ([]int, error) {
+	if err := k.checkBuiltinIdle("get_idle_cpumask"); err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, c := range k.s.cpus {
+		if k.idleCPU(c) {
+			out = append(out, c.id)
+		}
+	}
+	return out, nil
+}
+
 // IdleCPUMaskEmpty reports whether no CPU is idle.
 func (k *ScxKernel) IdleCPUMaskEmpty() (bool, error) {
 	if err := k.checkBuiltinIdle("idle_cpumask_empty"); err != nil {

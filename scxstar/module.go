@@ -122,6 +122,20 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		empty, err := k.IdleCPUMaskEmpty()
 		return starlark.Bool(empty), err
 	})
+	fn("get_idle_cpumask", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		if err := starlark.UnpackArgs("get_idle_cpumask", args, kw); err != nil {
+			return nil, err
+		}
+		cpus, err := k.IdleCPUs()
+		if err != nil {
+			return nil, err
+		}
+		l := make([]starlark.Value, len(cpus))
+		for i, c := range cpus {
+			l[i] = starlark.MakeInt(c)
+		}
+		return starlark.NewList(l), nil
+	})
 	fn("kick_cpu", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var cpu, flags int32
 		if err := starlark.UnpackArgs("kick_cpu", args, kw, "cpu", &cpu, "flags?", &flags); err != nil {
