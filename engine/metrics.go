@@ -255,10 +255,15 @@ func (m *metrics) queueChanged(s *Sim, c *cpu) {
 	}
 }
 
-// sharedWaiting adds delta to the tasks waiting in shared DSQs.
+// sharedWaiting adds delta to the tasks waiting in shared DSQs. The
+// integrals depend only on whether any waits, so only a change of that
+// settles them (a DSQ push or pop is as frequent as a wake).
 func (m *metrics) sharedWaiting(s *Sim, delta int) {
-	m.settle(s)
-	m.nSharedWaiting += delta
+	n := m.nSharedWaiting + delta
+	if (n > 0) != (m.nSharedWaiting > 0) {
+		m.settle(s)
+	}
+	m.nSharedWaiting = n
 }
 
 // setOverloaded records that c became overloaded (o) or stopped being. Not
