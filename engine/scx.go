@@ -12,35 +12,29 @@ import (
 // sched.policy=scx (a policy from sched.scx.source).
 //
 // The flow, each step with the kernel function it follows:
-//   - a wake (select_task_rq_scx, then enqueue_task_scx): select_cpu, then
-//     runnable, then enqueue unless select_cpu inserted the task itself
-//     (direct dispatch); a task inserted into a CPU's local DSQ goes to that
-//     CPU, which is kicked if idle (the engine's wake path: its incoming list
-//     and the IPI rule of wakeIPI); one inserted into another DSQ kicks no CPU.
-//   - a CPU that needs a task (balance_one, pick_task_scx): its local DSQ,
-//     then the global DSQ (consume_global_dsq), then dispatch(cpu, prev), then
-//     its local DSQ again; nothing means idle.
-//   - a running task whose slice ran out (task_tick_scx, update_curr_scx) at a
-//     reschedule point: if anything else is queued (its CPU's local DSQ or any
-//     shared DSQ) it stops (stopping(p, true)), goes through enqueue
-//     (put_prev_task_scx, do_enqueue_task) and the CPU picks again; if
-//     nothing is, it keeps running.
-//   - a task that blocks: stopping(p, false), then quiescent
+//   - a wake (select_task_rq, select_task_rq_scx, then enqueue_task_scx):
+//     select_cpu for a task allowed on more than one CPU, the move to the
+//     CPU it returned (set_task_cpu), runnable, then enqueue unless
+//     select_cpu inserted the task itself (direct dispatch). A task inserted
+//     into a CPU's local DSQ goes to that CPU through the engine's wake path
+//     (its incoming list and the IPI rule of wakeIPI), or straight to its
+//     head with ENQ_HEAD/ENQ_PREEMPT (wakeHead); one queued on a shared DSQ
+//     reschedules the selected CPU if it is idle (wakeup_preempt,
+//     reschedIdle in scx_resched.go).
+//   - a schedule (balance_one, scx_dispatch_sched, do_pick_task_scx,
+//     put_prev_task_scx) and the tick (task_tick_scx): scx_flow.go.
+//   - a task that blocks: stopping(p, false), then quiescent(p, DEQ_SLEEP)
 //     (dequeue_task_scx).
 //
 // Invariants: a task is in at most one DSQ; a task is inserted once per
 // enqueue (a second insert is the policy's error, as the kernel's
-// "dispatching twice"); a DSQ is FIFO or vtime-ordered, never both
-// (dispatch_enqueue); the built-in DSQs are FIFO.
+// "dispatching twice"); a DSQ holding tasks is FIFO or vtime-ordered, never
+// both (dispatch_enqueue); the built-in DSQs are FIFO.
 //
-// What differs from the kernel, kept so that the Go scx_simple gives the
-// results it gave before this core (docs/mechanisms.md has the list): a prev
-// whose slice ran out is enqueued before dispatch runs, not offered first
-// (balance_one keeps prev when dispatch finds nothing; here it is kept when
-// nothing is queued anywhere, the same for scx_simple); its slice is not
-// refilled when it keeps running, so the next reschedule point with a task
-// queued ends its turn; a task the policy does not insert in enqueue is an
-// error (the kernel lets a BPF policy hold it in its own maps).
+// What differs from the kernel (docs/mechanisms.md has the list, with the
+// reasons): a task the policy does not insert in enqueue is an error (the
+// kernel lets a BPF policy hold it in its own maps); an idle CPU schedules
+// at every interrupt's exit (the engine's idle loop).
 //
 // The error exit (scx_error, scx_disable_workfn) and the watchdog
 // (scx_watchdog_workfn, check_rq_for_timeouts) eject the policy: every task

@@ -95,8 +95,8 @@ type ScxOps interface {
 	// here dispatches it directly, and enqueue is skipped.
 	SelectCPU(k *ScxKernel, p ScxTask, prevCPU int, wakeFlags int64) (int, error)
 	Enqueue(k *ScxKernel, p ScxTask, enqFlags int64) error
-	// Dispatch fills cpu's local DSQ; prev is the task whose slice ran out
-	// (prev.Valid() is false when there is none).
+	// Dispatch fills cpu's local DSQ; prev is the task that just left cpu,
+	// runnable or blocked (prev.Valid() is false after the CPU idled).
 	Dispatch(k *ScxKernel, cpu int, prev ScxTask) error
 	Runnable(k *ScxKernel, p ScxTask, enqFlags int64) error
 	Running(k *ScxKernel, p ScxTask) error
@@ -169,10 +169,12 @@ func (p ScxTask) Weight() int64 {
 type scxWeigher interface{ scxWeight(t *thread) int64 }
 
 // Slice is the task's remaining slice in ns (p->scx.slice): what it was
-// inserted with, less what it ran since it was switched in.
+// inserted with, less what it has run on it (update_curr_scx charges it for
+// good, so it carries over a block).
 func (p ScxTask) Slice() int64 { return p.k.sliceLeft(p.t) }
 
-// SetSlice sets the task's slice (p->scx.slice); 0 expires it.
+// SetSlice sets the task's slice (p->scx.slice); 0 expires it at the CPU's
+// next schedule (a tick or a kick).
 func (p ScxTask) SetSlice(ns int64) { p.k.setSlice(p.t, ns) }
 
 // Vtime is the task's dsq_vtime (p->scx.dsq_vtime).
