@@ -89,6 +89,8 @@ type ScxKernel struct {
 	dflIdle   bool
 	dflReason string
 
+	// preemptMsg is the reason of the preemption being made (a scratch).
+	preemptMsg string
 	// A schedule's scratch, each CPU's, used up within the event: left is
 	// the sched_ext task that just left the CPU (dispatch's prev), next the
 	// task a reschedule chose before its prev was enqueued again; dispatched
@@ -111,7 +113,8 @@ type ScxKernel struct {
 
 // scxTaskState is the scx part of a task (struct sched_ext_entity).
 type scxTaskState struct {
-	slice   int64 // what it was inserted with, in ns
+	slice   int64 // what is left of it, in ns, as of its last stop or insert
+	granted int64 // the slice it was last inserted with (or refilled to)
 	vtime   int64 // dsq_vtime
 	dsq     int64 // the shared DSQ it is queued on, or scxNoDSQ
 	enabled bool
@@ -166,7 +169,7 @@ func (k *ScxKernel) start() {
 // task returns t's scx state, growing the table for threads made since.
 func (k *ScxKernel) task(t *thread) *scxTaskState {
 	for len(k.tasks) <= t.id {
-		k.tasks = append(k.tasks, scxTaskState{slice: k.sliceNs, dsq: scxNoDSQ})
+		k.tasks = append(k.tasks, scxTaskState{slice: k.sliceNs, granted: k.sliceNs, dsq: scxNoDSQ})
 	}
 	return &k.tasks[t.id]
 }
@@ -251,7 +254,7 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 		cpu = c
 		if idle {
 			k.insertable, k.wakeLocal = nil, wakeSelected
-			k.task(t).slice = k.sliceNs
+			k.task(t).slice, k.task(t).granted = k.sliceNs, k.sliceNs
 		}
 	}
 	if ok && cpu != t.cpu {

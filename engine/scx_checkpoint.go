@@ -31,6 +31,7 @@ func (k *ScxKernel) ckSave(w *ckWriter) {
 	w.n(len(k.tasks))
 	for _, st := range k.tasks {
 		w.iv(st.slice)
+		w.iv(st.granted)
 		w.iv(st.vtime)
 		w.iv(st.dsq)
 		w.bool(st.enabled)
@@ -74,6 +75,7 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 	for i := range k.tasks {
 		st := &k.tasks[i]
 		st.slice = r.intIn(0, ScxSliceInf)
+		st.granted = r.intIn(0, ScxSliceInf)
 		st.vtime = r.iv()
 		st.dsq = r.iv()
 		st.enabled = r.bool()

@@ -233,9 +233,30 @@ func TestScxSliceIsChargedForGood(t *testing.T) {
 		}
 		return nil
 	}
-	_, r := runProbe(t, sc, ops)
+	sc.Sched.Policy = "scx"
+	sc.Sched.Scx.Source = "# the ops below stand in for its compiler\n"
+	s, err := NewSimScx(sc, func(string, string, int64) (ScxOps, error) { return ops, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	s.Observe(func(e VisEvent) {
+		if e.Kind == VisDecision {
+			if d := s.DecisionAt(int(e.Arg)); d.Kind == DecPreempt {
+				reasons = append(reasons, d.Reason)
+			}
+		}
+	})
+	r := s.Run()
 	if r.ScxExit.Ejected() {
 		t.Fatalf("ejected: %+v", r.ScxExit)
+	}
+	// The decision record names the task's own slice.
+	for _, why := range reasons {
+		if !strings.Contains(why, "3000 ms as inserted") {
+			t.Errorf("a preemption says %q: want the task's 3000 ms slice named", why)
+			break
+		}
 	}
 	t.Logf("turns start at %v", starts)
 	if len(starts) < 3 {

@@ -43,7 +43,7 @@ func (k *ScxKernel) countShared() int {
 // dsqPush queues t on d (FIFO), as an insert from the core itself.
 func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
 	k.sharedDelta(t, 1)
-	k.task(t).slice = slice
+	k.task(t).slice, k.task(t).granted = slice, slice
 	k.task(t).dsq = d.id
 	t.state = ThreadQueued
 	d.fifo = true
@@ -58,7 +58,7 @@ func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
 func (k *ScxKernel) dsqPushVtime(d *scxDSQ, t *thread, slice, vtime int64) {
 	k.sharedDelta(t, 1)
 	st := k.task(t)
-	st.slice, st.vtime, st.dsq = slice, vtime, d.id
+	st.slice, st.granted, st.vtime, st.dsq = slice, slice, vtime, d.id
 	t.state = ThreadQueued
 	d.vtime = true
 	i := len(d.q)
@@ -189,7 +189,7 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 			return fmt.Errorf("%s: a local DSQ is FIFO: vtime ordering is for user DSQs", what)
 		}
 		k.insertable = nil
-		k.task(t).slice = slice
+		k.task(t).slice, k.task(t).granted = slice, slice
 		k.insertLocal(t, local, flags)
 		return nil
 	}

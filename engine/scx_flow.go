@@ -42,6 +42,7 @@ func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
 	if k.fair != nil {
 		return k.fair.yieldAtStepEnd(s, c)
 	}
+	k.preemptMsg = ""
 	if !c.cfs.resched {
 		return false
 	}
@@ -53,6 +54,7 @@ func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
 	}
 	if found && k.sliceLeft(t) == 0 && len(c.rq) > 0 {
 		k.chosen[c.id] = true
+		k.preemptMsg = "its slice (" + fmtMs(k.task(t).granted) + " ms as inserted) is spent, run out or zeroed by a KICK_PREEMPT or the policy, and the CPU found another task (task_tick_scx, balance_one)"
 		return true
 	}
 	if !found && k.flags&ScxOpsEnqLast != 0 {
@@ -66,6 +68,7 @@ func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
 	// refill_task_slice_dfl).
 	if k.fair == nil && k.sliceLeft(t) == 0 {
 		k.setSlice(t, k.sliceNs)
+		k.task(t).granted = k.sliceNs
 	}
 	return false
 }
@@ -76,7 +79,12 @@ func (k *ScxKernel) preemptReason() string {
 	if k.fair != nil {
 		return k.fair.preemptReason()
 	}
-	return "its slice ran out (task_tick_scx) or a kick_cpu with KICK_PREEMPT ended it, and the balance found another task"
+	if k.preemptMsg == "" {
+		return "it called sched_yield" // a yield without a balance: reschedule names it
+	}
+	msg := k.preemptMsg
+	k.preemptMsg = ""
+	return msg
 }
 
 // balance is balance_one for c, prev the task that leaves it still runnable
@@ -160,6 +168,7 @@ func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
 			s.rqRemove(c, c.rq[0])
 		} else {
 			flags = ScxEnqLast
+			k.preemptMsg = "its slice is spent and nothing else was found: OPS_ENQ_LAST puts it through enqueue with ENQ_LAST (put_prev_task_scx)"
 		}
 	}
 	k.left[c.id] = t
