@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -186,7 +187,14 @@ func (k *ScxKernel) call(op ScxOp, cpu int, t *thread, f func() error) bool {
 	k.in, k.thisCPU, k.cur = op, cpu, t
 	err := f()
 	k.in, k.thisCPU, k.cur = saveIn, saveCPU, saveCur
-	if err != nil {
+	var exit *ScxExitRequest
+	switch {
+	case errors.As(err, &exit):
+		// scx_bpf_exit: the policy unloads itself (SCX_EXIT_UNREG_BPF), a
+		// disable as the error exit's, with its code and message.
+		k.eject(fmt.Sprintf("exit: code %d: %s (scx_bpf_exit, from %s)", exit.Code, exit.Msg, op))
+		return false
+	case err != nil:
 		k.eject(fmt.Sprintf("%s: %v", op, err))
 		return false
 	}

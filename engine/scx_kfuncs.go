@@ -384,6 +384,28 @@ func (k *ScxKernel) TimerStart(ns int64) error {
 	return nil
 }
 
+// ScxExitRequest is what Exit returns for the callback to return: the policy
+// asks to be unloaded (scx_bpf_exit), which the core does as it does an
+// error's exit, recording the code and the message.
+type ScxExitRequest struct {
+	Code int64
+	Msg  string
+}
+
+func (e *ScxExitRequest) Error() string {
+	return fmt.Sprintf("scx_bpf_exit: code %d: %s", e.Code, e.Msg)
+}
+
+// Exit is scx_bpf_exit: return its error from the callback to unload the
+// policy with code and msg (SCX_EXIT_UNREG_BPF).
+func (k *ScxKernel) Exit(code int64, msg string) error {
+	const maxMsg = 200
+	if len(msg) > maxMsg {
+		msg = strings.ToValidUTF8(msg[:maxMsg], "") + "..."
+	}
+	return &ScxExitRequest{Code: code, Msg: msg}
+}
+
 // Print records msg in the decision record of the CPU the callback runs for.
 func (k *ScxKernel) Print(msg string) {
 	const maxPrint = 200

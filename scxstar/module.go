@@ -168,6 +168,14 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		}
 		return starlark.None, k.TimerStart(ns)
 	})
+	fn("exit", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		var code int64
+		var msg string
+		if err := starlark.UnpackArgs("exit", args, kw, "code", &code, "msg?", &msg); err != nil {
+			return nil, err
+		}
+		return nil, k.Exit(code, msg)
+	})
 	fn("error", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var msg string
 		if err := starlark.UnpackArgs("error", args, kw, "msg", &msg); err != nil {

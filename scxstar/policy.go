@@ -167,6 +167,10 @@ scan:
 // runError reports a Starlark error as file:line:col of the innermost
 // Starlark frame, the message, and the traceback.
 func (p *Policy) runError(where string, budget uint64, err error) error {
+	var exit *engine.ScxExitRequest
+	if errors.As(err, &exit) {
+		return exit // not an error: the core records the exit's code and message
+	}
 	var ee *starlark.EvalError
 	if !errors.As(err, &ee) {
 		return fmt.Errorf("%s: %v", where, err)

@@ -1,9 +1,11 @@
 package scxstar
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,6 +72,39 @@ func TestKernelSelftests(t *testing.T) {
 			}
 			if tc.print != "" && !slices.Contains(prints, tc.print) {
 				t.Errorf("the policy printed %q, not %q", prints, tc.print)
+			}
+		})
+	}
+}
+
+// TestKernelSelftestExit ports exit.bpf.c: the policy unloads itself with
+// scx.exit (scx_bpf_exit) from each callback in turn, and the run records
+// the exit's code, the point's number, and the callback, with no error's
+// traceback; the fair class runs every task after it.
+func TestKernelSelftestExit(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "selftests", "exit.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		point, code int
+		from        string
+	}{{0, 0, "select_cpu"}, {1, 1, "enqueue"}, {2, 2, "dispatch"}, {3, 3, "enable"}, {5, 5, "init"}} {
+		t.Run(tc.from, func(t *testing.T) {
+			policy := strings.Replace(string(src), "EXIT_POINT = EXIT_INIT", "EXIT_POINT = "+strconv.Itoa(tc.point), 1)
+			sc := withPolicy(readExample(t, "hackbench", "machine.vcpus=4", "workload.hackbench.loops=20", "duration_ms=2000"), policy)
+			s, err := engine.NewSimScx(sc, CompilerNamed("exit.star"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetVisual(false)
+			r := s.Run()
+			want := fmt.Sprintf("exit: code %d: %d (scx_bpf_exit, from %s)", tc.code, tc.code, tc.from)
+			if r.ScxExit.Reason != want {
+				t.Errorf("exit %q, want %q", r.ScxExit.Reason, want)
+			}
+			if r.Completed != 400 {
+				t.Errorf("completed %d of hackbench's 400 tasks", r.Completed)
 			}
 		})
 	}
