@@ -187,18 +187,23 @@ func (k *ScxKernel) call(op ScxOp, cpu int, t *thread, f func() error) bool {
 	k.in, k.thisCPU, k.cur = op, cpu, t
 	err := f()
 	k.in, k.thisCPU, k.cur = saveIn, saveCPU, saveCur
-	var exit *ScxExitRequest
-	switch {
-	case errors.As(err, &exit):
-		// scx_bpf_exit: the policy unloads itself (SCX_EXIT_UNREG_BPF), a
-		// disable as the error exit's, with its code and message.
-		k.eject(fmt.Sprintf("exit: code %d: %s (scx_bpf_exit, from %s)", exit.Code, exit.Msg, op))
-		return false
-	case err != nil:
-		k.eject(fmt.Sprintf("%s: %v", op, err))
+	if err != nil {
+		k.fail(op, err)
 		return false
 	}
 	return true
+}
+
+// fail ejects the policy for op's error; scx_bpf_exit's request
+// (ScxExitRequest) unloads it as a disable with the exit's code and message
+// (SCX_EXIT_UNREG_BPF). Apart from call, so that call allocates nothing.
+func (k *ScxKernel) fail(op ScxOp, err error) {
+	var exit *ScxExitRequest
+	if errors.As(err, &exit) {
+		k.eject(fmt.Sprintf("exit: code %d: %s (scx_bpf_exit, from %s)", exit.Code, exit.Msg, op))
+		return
+	}
+	k.eject(fmt.Sprintf("%s: %v", op, err))
 }
 
 // ensureEnabled calls enable the first time the policy sees t
