@@ -108,6 +108,23 @@ func (k *ScxKernel) CreateDSQ(id int64) error {
 	return nil
 }
 
+// DSQPeek is scx_bpf_dsq_peek: user DSQ dsq's first task, without taking it
+// (an invalid ScxTask when it is empty). A built-in DSQ or one never created
+// is the policy's error, as in the kernel.
+func (k *ScxKernel) DSQPeek(dsq int64) (ScxTask, error) {
+	if dsq == ScxDSQGlobal || dsq == ScxDSQLocal || dsq&^int64(0xffff) == ScxDSQLocalOn {
+		return ScxTask{}, fmt.Errorf("dsq_peek: peek is for user DSQs, not the built-in DSQ %d", dsq)
+	}
+	d := k.userDSQ(dsq)
+	if d == nil {
+		return ScxTask{}, fmt.Errorf("dsq_peek: DSQ %d was never created (create_dsq)", dsq)
+	}
+	if len(d.q) == 0 {
+		return ScxTask{}, nil
+	}
+	return k.handle(d.q[0]), nil
+}
+
 // DSQNrQueued is scx_bpf_dsq_nr_queued.
 func (k *ScxKernel) DSQNrQueued(dsq int64) (int, error) {
 	switch {

@@ -79,6 +79,17 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		}
 		return starlark.None, k.CreateDSQ(int64(id))
 	})
+	fn("dsq_peek", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		var dsq int32
+		if err := starlark.UnpackArgs("dsq_peek", args, kw, "dsq", &dsq); err != nil {
+			return nil, err
+		}
+		t, err := k.DSQPeek(int64(dsq))
+		if err != nil {
+			return nil, err
+		}
+		return p.task(k, t), nil
+	})
 	fn("dsq_nr_queued", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var dsq int32
 		if err := starlark.UnpackArgs("dsq_nr_queued", args, kw, "dsq", &dsq); err != nil {

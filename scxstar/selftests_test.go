@@ -34,6 +34,7 @@ func TestKernelSelftests(t *testing.T) {
 		{name: "enq_select_cpu_fails", eject: "select_cpu_dfl: called from enqueue: only select_cpu may"},
 		{name: "ddsp_bogus_dsq_fail", eject: "dsq_insert_vtime: DSQ 51966 was never created"},
 		{name: "ddsp_vtimelocal_fail", eject: "dsq_insert_vtime: a local DSQ is FIFO"},
+		{name: "peek_dsq", print: "phase 2: a pool DSQ peeked"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join("selftests", tc.name+".star")
