@@ -349,7 +349,7 @@ func (k *ScxKernel) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, strin
 		return false, "target CPU is in its idle loop and will see the task"
 	}
 	if c.cur != nil {
-		return false, "target CPU is running; no wakeup preemption in scx_simple"
+		return false, "target CPU is running: no wakeup preemption between sched_ext tasks (wakeup_preempt_scx)"
 	}
 	if c.wakePending {
 		return false, "a kick is already pending on the target"
