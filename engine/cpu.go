@@ -346,6 +346,8 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 			setProtectSlice(taskRQ(c, t), &t.fair)
 		}
 		s.startTick(c)
+	} else if s.fifo {
+		s.startTick(c) // sched_ext's tick (task_tick_scx, scx_flow.go)
 	}
 	t.state = ThreadRunning
 	t.cpu = c.id

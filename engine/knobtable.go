@@ -108,8 +108,8 @@ func knobTable() []Knob {
 			applies: onLinux, AppliesTo: "linux policy"},
 		{Path: "sched.scx_slice_us", Kind: KindInt, Label: "scx slice", Unit: "µs", Min: 100, Max: 1_000_000, Log: true,
 			Doc: "The slice scx_simple gives a task (SCX_SLICE_DFL).", applies: onScx, AppliesTo: "scx_simple policy"},
-		{Path: "sched.scx.watchdog_ms", Kind: KindInt, Label: "scx watchdog", Unit: "ms", Min: 0, Max: 60_000, Log: true,
-			Doc:     "The sched_ext watchdog's timeout: a task runnable this long without running ejects the policy. 0 is the kernel's 30 s; otherwise at least 10 ms.",
+		{Path: "sched.scx.watchdog_ms", Kind: KindInt, Label: "scx watchdog", Unit: "ms", Min: 0, Max: 30_000, Log: true,
+			Doc:     "The sched_ext watchdog's timeout: a task runnable this long without running ejects the policy. 0 is the kernel's 30 s, also its maximum; otherwise at least 10 ms.",
 			applies: onScxPolicy, AppliesTo: "scx policy"},
 
 		{Path: "workload.kind", Kind: KindChoice, Label: "workload",

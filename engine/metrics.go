@@ -15,6 +15,10 @@ type metrics struct {
 	nState      [5]int // CPUs in each CPUState
 	nOverloaded int    // CPUs running a thread with another queued behind it
 	overloaded  []bool // by CPU
+	// nSharedWaiting counts the tasks a sched_ext policy keeps waiting in a
+	// shared DSQ that any CPU may run (scx_dsq.go): while one does, an idle
+	// CPU idles while there is work it could run, as beside an overloaded CPU.
+	nSharedWaiting int
 
 	spinWindowTotal int64 // Σ spin window over CPUs, kept current
 
@@ -128,7 +132,7 @@ func (m *metrics) integrateFrom(s *Sim, from, t int64) {
 	hostBusy := busy + int64(m.nState[CPUSpinning])
 	idle := int64(m.nState[CPUSpinning] + m.nState[CPUHalted] + m.nState[CPUWaking])
 	var over int64
-	if m.nOverloaded > 0 {
+	if m.nOverloaded > 0 || m.nSharedWaiting > 0 {
 		over = idle
 	}
 	dt := t - from
@@ -249,6 +253,17 @@ func (m *metrics) queueChanged(s *Sim, c *cpu) {
 	if o != m.overloaded[c.id] {
 		m.setOverloaded(s, c, o)
 	}
+}
+
+// sharedWaiting adds delta to the tasks waiting in shared DSQs. The
+// integrals depend only on whether any waits, so only a change of that
+// settles them (a DSQ push or pop is as frequent as a wake).
+func (m *metrics) sharedWaiting(s *Sim, delta int) {
+	n := m.nSharedWaiting + delta
+	if (n > 0) != (m.nSharedWaiting > 0) {
+		m.settle(s)
+	}
+	m.nSharedWaiting = n
 }
 
 // setOverloaded records that c became overloaded (o) or stopped being. Not

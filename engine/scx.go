@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -12,35 +13,29 @@ import (
 // sched.policy=scx (a policy from sched.scx.source).
 //
 // The flow, each step with the kernel function it follows:
-//   - a wake (select_task_rq_scx, then enqueue_task_scx): select_cpu, then
-//     runnable, then enqueue unless select_cpu inserted the task itself
-//     (direct dispatch); a task inserted into a CPU's local DSQ goes to that
-//     CPU, which is kicked if idle (the engine's wake path: its incoming list
-//     and the IPI rule of wakeIPI); one inserted into another DSQ kicks no CPU.
-//   - a CPU that needs a task (balance_one, pick_task_scx): its local DSQ,
-//     then the global DSQ (consume_global_dsq), then dispatch(cpu, prev), then
-//     its local DSQ again; nothing means idle.
-//   - a running task whose slice ran out (task_tick_scx, update_curr_scx) at a
-//     reschedule point: if anything else is queued (its CPU's local DSQ or any
-//     shared DSQ) it stops (stopping(p, true)), goes through enqueue
-//     (put_prev_task_scx, do_enqueue_task) and the CPU picks again; if
-//     nothing is, it keeps running.
-//   - a task that blocks: stopping(p, false), then quiescent
+//   - a wake (select_task_rq, select_task_rq_scx, then enqueue_task_scx):
+//     select_cpu for a task allowed on more than one CPU, the move to the
+//     CPU it returned (set_task_cpu), runnable, then enqueue unless
+//     select_cpu inserted the task itself (direct dispatch). A task inserted
+//     into a CPU's local DSQ goes to that CPU through the engine's wake path
+//     (its incoming list and the IPI rule of wakeIPI), or straight to its
+//     head with ENQ_HEAD/ENQ_PREEMPT (wakeHead); one queued on a shared DSQ
+//     reschedules the selected CPU if it is idle (wakeup_preempt,
+//     reschedIdle in scx_resched.go).
+//   - a schedule (balance_one, scx_dispatch_sched, do_pick_task_scx,
+//     put_prev_task_scx) and the tick (task_tick_scx): scx_flow.go.
+//   - a task that blocks: stopping(p, false), then quiescent(p, DEQ_SLEEP)
 //     (dequeue_task_scx).
 //
 // Invariants: a task is in at most one DSQ; a task is inserted once per
 // enqueue (a second insert is the policy's error, as the kernel's
-// "dispatching twice"); a DSQ is FIFO or vtime-ordered, never both
-// (dispatch_enqueue); the built-in DSQs are FIFO.
+// "dispatching twice"); a DSQ holding tasks is FIFO or vtime-ordered, never
+// both (dispatch_enqueue); the built-in DSQs are FIFO.
 //
-// What differs from the kernel, kept so that the Go scx_simple gives the
-// results it gave before this core (docs/mechanisms.md has the list): a prev
-// whose slice ran out is enqueued before dispatch runs, not offered first
-// (balance_one keeps prev when dispatch finds nothing; here it is kept when
-// nothing is queued anywhere, the same for scx_simple); its slice is not
-// refilled when it keeps running, so the next reschedule point with a task
-// queued ends its turn; a task the policy does not insert in enqueue is an
-// error (the kernel lets a BPF policy hold it in its own maps).
+// What differs from the kernel (docs/mechanisms.md has the list, with the
+// reasons): a task the policy does not insert in enqueue is an error (the
+// kernel lets a BPF policy hold it in its own maps); an idle CPU schedules
+// at every interrupt's exit (the engine's idle loop).
 //
 // The error exit (scx_error, scx_disable_workfn) and the watchdog
 // (scx_watchdog_workfn, check_rq_for_timeouts) eject the policy: every task
@@ -50,8 +45,12 @@ type ScxKernel struct {
 	s       *Sim
 	ops     ScxOps
 	defined ScxOpSet
-	rule    syncRule
-	sliceNs int64 // SCX_SLICE_DFL
+	flags   int64 // the policy's ops flags
+	// builtinIdle: the core keeps the idle cpumask (scx_builtin_idle_enabled:
+	// the policy has no update_idle, or keeps it with OPS_KEEP_BUILTIN_IDLE).
+	builtinIdle bool
+	rule        syncRule
+	sliceNs     int64 // SCX_SLICE_DFL
 	// watchdogNs is the watchdog timeout (scx_watchdog_timeout), 0 for none.
 	watchdogNs int64
 
@@ -62,6 +61,13 @@ type ScxKernel struct {
 	// sense when it is in its idle loop with nothing queued and not claimed
 	// since it went idle (test_and_clear_cpu_idle claims it).
 	claimed []bool
+	// idleSeen: the policy was told the CPU went idle (update_idle(cpu,
+	// true)) and not yet that it left idle.
+	idleSeen []bool
+	// distPrev is each calling CPU's distribute_cpu_mask_prev (the last
+	// CPU its idle search returned; the last entry is a call from no CPU),
+	// where cpumask_any_and_distribute starts its next search.
+	distPrev []int
 
 	// The callback running and its context.
 	in      ScxOp
@@ -70,15 +76,30 @@ type ScxKernel struct {
 	// insertable is the one task the running callback may insert (the waking
 	// or enqueued task); nil once inserted.
 	insertable *thread
-	// waking is the task a wake is placing (placeWake), else nil.
-	waking *thread
+	// waking is the task a wake is placing (placeWake), else nil; wakeFrom
+	// is the waker's CPU (-1 from outside), for the reschedule of the
+	// selected CPU that follows a wake queued on a shared DSQ.
+	waking   *thread
+	wakeFrom int
 	// During a wake: the local DSQ the task was inserted into (a CPU, or
 	// wakeSelected for the CPU select_cpu returns), or -1; and what
 	// select_cpu_dfl said.
 	wakeLocal int
+	wakeEnq   int64 // the enq_flags of that insert
 	dflCalled bool
 	dflIdle   bool
 	dflReason string
+
+	// preemptMsg is the reason of the preemption being made (a scratch).
+	preemptMsg string
+	// A schedule's scratch, each CPU's, used up within the event: left is
+	// the sched_ext task that just left the CPU (dispatch's prev), next the
+	// task a reschedule chose before its prev was enqueued again; dispatched
+	// counts the tasks a dispatch call moved (balance_one's nr_tasks).
+	left       []*thread
+	next       []*thread
+	chosen     []bool // the reschedule chose (next) before prev was put
+	dispatched int
 
 	timerAt  int64 // when the policy's timer fires, or -1
 	timerCPU int
@@ -93,7 +114,8 @@ type ScxKernel struct {
 
 // scxTaskState is the scx part of a task (struct sched_ext_entity).
 type scxTaskState struct {
-	slice   int64 // what it was inserted with, in ns
+	slice   int64 // what is left of it, in ns, as of its last stop or insert
+	granted int64 // the slice it was last inserted with (or refilled to)
 	vtime   int64 // dsq_vtime
 	dsq     int64 // the shared DSQ it is queued on, or scxNoDSQ
 	enabled bool
@@ -102,13 +124,21 @@ type scxTaskState struct {
 const (
 	scxNoDSQ     = -1
 	wakeSelected = -2
+	wakeHeadDone = -3 // a wake's insert at a local DSQ's head, done (wakeHead)
 )
 
 func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
-	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), rule: parseSyncRule(s.sc.Sched.WakeSync),
+	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), flags: ops.Flags(), rule: parseSyncRule(s.sc.Sched.WakeSync),
 		sliceNs: s.sc.Sched.ScxSliceUs * 1000, thisCPU: -1, wakeLocal: -1, timerAt: -1, exitNs: -1,
-		claimed: make([]bool, len(s.cpus))}
+		claimed: make([]bool, len(s.cpus)), left: make([]*thread, len(s.cpus)), next: make([]*thread, len(s.cpus)),
+		chosen: make([]bool, len(s.cpus))}
 	k.global.id = ScxDSQGlobal
+	k.builtinIdle = k.defined&ScxOpUpdateIdle == 0 || k.flags&ScxOpsKeepBuiltinIdle != 0 // scx_idle_enable
+	k.idleSeen = make([]bool, len(s.cpus))
+	k.distPrev = make([]int, len(s.cpus)+1)
+	for i := range k.distPrev {
+		k.distPrev[i] = -1
+	}
 	if s.sc.Sched.Policy == "scx" {
 		k.watchdogNs = s.sc.Sched.Scx.WatchdogMs * 1e6
 		if k.watchdogNs == 0 {
@@ -128,6 +158,10 @@ func (k *ScxKernel) start() {
 	if k.watchdogNs > 0 {
 		k.s.at(k.watchdogNs/2, evScxWatchdog, 0, 0, 0)
 	}
+	if bad := k.flags &^ (ScxOpsKeepBuiltinIdle | ScxOpsEnqLast); bad != 0 {
+		k.eject(fmt.Sprintf("ops flags %#x: only OPS_KEEP_BUILTIN_IDLE and OPS_ENQ_LAST are modelled", bad))
+		return
+	}
 	if k.defined&ScxOpInit != 0 {
 		k.call(ScxOpInit, -1, nil, func() error { return k.ops.Init(k) })
 	}
@@ -136,7 +170,7 @@ func (k *ScxKernel) start() {
 // task returns t's scx state, growing the table for threads made since.
 func (k *ScxKernel) task(t *thread) *scxTaskState {
 	for len(k.tasks) <= t.id {
-		k.tasks = append(k.tasks, scxTaskState{slice: k.sliceNs, dsq: scxNoDSQ})
+		k.tasks = append(k.tasks, scxTaskState{slice: k.sliceNs, granted: k.sliceNs, dsq: scxNoDSQ})
 	}
 	return &k.tasks[t.id]
 }
@@ -154,10 +188,22 @@ func (k *ScxKernel) call(op ScxOp, cpu int, t *thread, f func() error) bool {
 	err := f()
 	k.in, k.thisCPU, k.cur = saveIn, saveCPU, saveCur
 	if err != nil {
-		k.eject(fmt.Sprintf("%s: %v", op, err))
+		k.fail(op, err)
 		return false
 	}
 	return true
+}
+
+// fail ejects the policy for op's error; scx_bpf_exit's request
+// (ScxExitRequest) unloads it as a disable with the exit's code and message
+// (SCX_EXIT_UNREG_BPF). Apart from call, so that call allocates nothing.
+func (k *ScxKernel) fail(op ScxOp, err error) {
+	var exit *ScxExitRequest
+	if errors.As(err, &exit) {
+		k.eject(fmt.Sprintf("exit: code %d: %s (scx_bpf_exit, from %s)", exit.Code, exit.Msg, op))
+		return
+	}
+	k.eject(fmt.Sprintf("%s: %v", op, err))
 }
 
 // ensureEnabled calls enable the first time the policy sees t
@@ -177,12 +223,13 @@ func (k *ScxKernel) ensureEnabled(t *thread) bool {
 // The reason select_cpu_dfl gives when it finds no idle CPU, and what a wake
 // queued on a shared DSQ adds to it.
 const (
-	dflNoIdle    = "no idle CPU"
-	sharedNoKick = ": the shared queue, which kicks no CPU"
+	dflNoIdle   = "no idle CPU"
+	sharedQueue = ": queued on a shared DSQ, on the selected CPU's runqueue (rescheduled if idle)"
 )
 
-// placeWake is the wake half of the flow: select_cpu (or select_cpu_dfl),
-// runnable, and enqueue unless select_cpu inserted the task.
+// placeWake is the wake half of the flow (select_task_rq, then
+// enqueue_task_scx): select_cpu (or select_cpu_dfl), the move to the CPU it
+// returned, runnable, and enqueue unless select_cpu inserted the task.
 func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement {
 	if k.fair != nil || !k.ensureEnabled(t) {
 		return k.fair.placeWake(s, t, from, sync)
@@ -191,29 +238,45 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 	if sync {
 		wakeFlags = ScxWakeSync
 	}
-	k.wakeLocal, k.dflCalled, k.dflIdle, k.dflReason = -1, false, false, ""
-	k.insertable, k.waking = t, t
+	k.wakeLocal, k.wakeEnq, k.dflCalled, k.dflIdle, k.dflReason = -1, 0, false, false, ""
+	k.insertable, k.waking, k.wakeFrom = t, t, from
 	defer func() { k.waking = nil }()
 	cpu := t.cpu
 	ok := true
-	if k.defined&ScxOpSelectCPU != 0 {
+	switch {
+	case t.pinned || len(s.cpus) == 1:
+		// select_task_rq (core.c) asks the class only for a task allowed on
+		// more than one CPU (p->nr_cpus_allowed > 1, not migration-disabled);
+		// one pinned stays where it is, and neither select_cpu nor
+		// select_cpu_dfl runs.
+	case k.defined&ScxOpSelectCPU != 0:
 		ok = k.call(ScxOpSelectCPU, from, t, func() error {
 			c, err := k.ops.SelectCPU(k, k.handle(t), t.cpu, wakeFlags)
-			if err == nil {
-				err = k.checkCPU(t, c, "select_cpu returned")
+			if err == nil && (c < 0 || c >= len(s.cpus)) {
+				// ops_cpu_valid in select_task_rq_scx: an invalid CPU is
+				// the policy's error.
+				err = fmt.Errorf("select_cpu returned CPU %d for pid %d: out of range 0..%d", c, t.id, len(s.cpus)-1)
 			}
 			cpu = c
 			return err
 		})
-	} else {
+	default:
 		// No select_cpu: the kernel's default, with a direct insert into the
 		// found idle CPU's local DSQ (select_task_rq_scx).
 		c, idle := k.selectCPUDfl(t, t.cpu, from, wakeFlags)
 		cpu = c
 		if idle {
 			k.insertable, k.wakeLocal = nil, wakeSelected
-			k.task(t).slice = k.sliceNs
+			k.task(t).slice, k.task(t).granted = k.sliceNs, k.sliceNs
 		}
+	}
+	if ok && cpu != t.cpu {
+		// try_to_wake_up moves the task to the selected CPU (set_task_cpu)
+		// before it is enqueued there, whether or not select_cpu inserted
+		// it; every CPU of a task allowed on more than one is allowed here,
+		// so select_fallback_rq never has to pick another.
+		s.migrateCount(t, t.cpu, cpu)
+		t.cpu = cpu
 	}
 	if ok && k.defined&ScxOpRunnable != 0 {
 		ok = k.call(ScxOpRunnable, from, t, func() error { return k.ops.Runnable(k, k.handle(t), ScxEnqWakeup) })
@@ -228,6 +291,9 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 		t.state = ThreadBlocked
 		return k.fair.placeWake(s, t, from, sync)
 	}
+	if k.wakeLocal != -1 && k.wakeEnq&(ScxEnqHead|ScxEnqPreempt) != 0 {
+		return k.wakeHead(t, cpu, from)
+	}
 	switch {
 	case k.wakeLocal == wakeSelected || k.wakeLocal == cpu:
 		reason := "the policy inserted it into the selected CPU's local DSQ"
@@ -238,19 +304,19 @@ func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement 
 	case k.wakeLocal >= 0:
 		return placement{cpu: k.wakeLocal, reason: "the policy inserted it into a CPU's local DSQ (DSQ_LOCAL_ON)"}
 	}
-	reason := "the policy queued it on a shared DSQ, which kicks no CPU"
-	if k.dflCalled && !k.dflIdle {
+	reason := "the policy" + sharedQueue
+	if k.dflCalled {
 		// The one reason select_cpu_dfl gives without an idle CPU, spelled out:
 		// concatenating it allocated on every such wake, and the garbage
 		// collections it brought kept the write barrier on for a fifth of a
 		// hackbench run under js/wasm.
 		if k.dflReason == dflNoIdle {
-			reason = dflNoIdle + sharedNoKick
+			reason = dflNoIdle + sharedQueue
 		} else {
-			reason = k.dflReason + sharedNoKick
+			reason = k.dflReason + sharedQueue
 		}
 	}
-	return placement{cpu: t.cpu, shared: true, reason: reason}
+	return placement{cpu: cpu, shared: true, reason: reason}
 }
 
 // enqueue calls the policy's enqueue for t (or the kernel's default, the
@@ -283,119 +349,12 @@ func (k *ScxKernel) wakeIPI(s *Sim, c *cpu, pending, spinning bool) (bool, strin
 		return false, "target CPU is in its idle loop and will see the task"
 	}
 	if c.cur != nil {
-		return false, "target CPU is running; no wakeup preemption in scx_simple"
+		return false, "target CPU is running: no wakeup preemption between sched_ext tasks (wakeup_preempt_scx)"
 	}
 	if c.wakePending {
 		return false, "a kick is already pending on the target"
 	}
 	return true, "kick the idle CPU whose local queue got the task"
-}
-
-// yieldAtStepEnd: tick (if defined), then the slice check: an expired slice
-// ends the turn when anything else is queued.
-func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
-	if k.fair == nil && k.defined&ScxOpTick != 0 {
-		t := c.cur
-		k.call(ScxOpTick, c.id, t, func() error { return k.ops.Tick(k, k.handle(t)) })
-	}
-	if k.fair != nil {
-		return k.fair.yieldAtStepEnd(s, c)
-	}
-	if k.sliceLeft(c.cur) > 0 {
-		return false
-	}
-	return len(c.rq) > 0 || k.anyQueued()
-}
-
-func (k *ScxKernel) timeSlices() bool { return false }
-
-func (k *ScxKernel) preemptReason() string {
-	if k.fair != nil {
-		return k.fair.preemptReason()
-	}
-	return "its " + fmtMs(k.sliceNs) + " ms slice expired"
-}
-
-// requeue: a task whose slice ran out stops and goes through enqueue on c.
-// With c nil (a wake placed on a shared DSQ) it is already queued.
-func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
-	if k.fair != nil {
-		k.fair.requeue(s, c, t)
-		return
-	}
-	if c == nil {
-		return
-	}
-	t.state = ThreadQueued
-	ok := k.ensureEnabled(t)
-	if ok && k.defined&ScxOpStopping != 0 {
-		ok = k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), true) })
-	}
-	if ok {
-		ok = k.enqueue(t, c.id, 0)
-	}
-	k.insertable = nil
-	if !ok {
-		k.takeBack(t)
-		k.fair.requeue(s, c, t)
-	}
-}
-
-// pick: the local DSQ, the global DSQ, then dispatch (balance_one).
-func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
-	if k.fair != nil {
-		return k.fair.pick(s, c)
-	}
-	k.claimed[c.id] = false
-	if len(c.rq) == 0 && len(k.global.q) > 0 {
-		k.moveToLocal(&k.global, c)
-	}
-	if len(c.rq) == 0 && k.defined&ScxOpDispatch != 0 {
-		var prev ScxTask
-		if c.prevThread != nil && c.prevThread.state == ThreadQueued && c.prevThread.cpu == c.id {
-			prev = k.handle(c.prevThread)
-		}
-		if !k.call(ScxOpDispatch, c.id, nil, func() error { return k.ops.Dispatch(k, c.id, prev) }) {
-			return k.fair.pick(s, c)
-		}
-	}
-	t := rqPopHead(s, c)
-	if t != nil && k.defined&ScxOpRunning != 0 {
-		if !k.call(ScxOpRunning, c.id, t, func() error { return k.ops.Running(k, k.handle(t)) }) {
-			s.rqInsert(c, t) // back at the head of its queue: the fair class picks now
-			return k.fair.pick(s, c)
-		}
-	}
-	return t
-}
-
-// blocked: the running task blocked (dequeue_task_scx): stopping, quiescent.
-func (k *ScxKernel) blocked(s *Sim, c *cpu, t *thread) {
-	if k.fair != nil {
-		return
-	}
-	if k.defined&ScxOpStopping != 0 {
-		if !k.call(ScxOpStopping, c.id, t, func() error { return k.ops.Stopping(k, k.handle(t), false) }) {
-			return
-		}
-	}
-	if k.defined&ScxOpQuiescent != 0 {
-		k.call(ScxOpQuiescent, c.id, t, func() error { return k.ops.Quiescent(k, k.handle(t), 0) })
-	}
-}
-
-// idleEnter: c goes idle, which sets its idle bit again (update_idle).
-func (k *ScxKernel) idleEnter(s *Sim, c *cpu) bool {
-	if k.fair != nil {
-		return k.fair.idleEnter(s, c)
-	}
-	k.claimed[c.id] = false
-	if k.defined&ScxOpUpdateIdle != 0 {
-		if !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, true) }) {
-			return k.fair.idleEnter(s, c)
-		}
-	}
-	return false
 }
 
 func (k *ScxKernel) servePull(s *Sim, c *cpu) {}
@@ -419,7 +378,7 @@ func (k *ScxKernel) shared() []*thread {
 // ran since it was switched in.
 func (k *ScxKernel) sliceLeft(t *thread) int64 {
 	sl := k.task(t).slice
-	if sl >= ScxSliceInf {
+	if sl == ScxSliceInf {
 		return ScxSliceInf
 	}
 	if t.state == ThreadRunning {
@@ -430,8 +389,8 @@ func (k *ScxKernel) sliceLeft(t *thread) int64 {
 
 func (k *ScxKernel) setSlice(t *thread, ns int64) {
 	ns = max(ns, 0)
-	if t.state == ThreadRunning && ns < ScxSliceInf {
-		ns += k.s.now - k.s.cpus[t.cpu].dispatchNs
+	if t.state == ThreadRunning && ns != ScxSliceInf {
+		ns = min(ns+k.s.now-k.s.cpus[t.cpu].dispatchNs, ScxSliceInf-1)
 	}
 	k.task(t).slice = ns
 }

@@ -3,7 +3,8 @@ package engine
 import "fmt"
 
 // The sched_ext core's part of a checkpoint (checkpoint.go has the format):
-// the DSQs, the tasks' scx state, the idle mask's claimed bits, the timer, the
+// the DSQs, the tasks' scx state, the idle mask's claimed bits, which CPUs
+// the policy was told are idle and where each CPU's idle search resumes, the timer, the
 // exit, and the policy's own state (ScxOps.SaveState: a Starlark policy's
 // globals). The fair class after an ejection follows from the scenario.
 
@@ -30,6 +31,7 @@ func (k *ScxKernel) ckSave(w *ckWriter) {
 	w.n(len(k.tasks))
 	for _, st := range k.tasks {
 		w.iv(st.slice)
+		w.iv(st.granted)
 		w.iv(st.vtime)
 		w.iv(st.dsq)
 		w.bool(st.enabled)
@@ -37,6 +39,11 @@ func (k *ScxKernel) ckSave(w *ckWriter) {
 	for _, c := range k.claimed {
 		w.bool(c)
 	}
+	for i, seen := range k.idleSeen {
+		w.bool(seen)
+		w.iv(int64(k.distPrev[i]))
+	}
+	w.iv(int64(k.distPrev[len(k.idleSeen)]))
 	w.iv(k.timerAt)
 	w.n(k.timerCPU)
 	w.uv(uint64(k.timerGen))
@@ -68,6 +75,7 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 	for i := range k.tasks {
 		st := &k.tasks[i]
 		st.slice = r.intIn(0, ScxSliceInf)
+		st.granted = r.intIn(0, ScxSliceInf)
 		st.vtime = r.iv()
 		st.dsq = r.iv()
 		st.enabled = r.bool()
@@ -75,6 +83,11 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 	for i := range k.claimed {
 		k.claimed[i] = r.bool()
 	}
+	for i := range k.idleSeen {
+		k.idleSeen[i] = r.bool()
+		k.distPrev[i] = int(r.intIn(-1, int64(len(s.cpus)-1)))
+	}
+	k.distPrev[len(k.idleSeen)] = int(r.intIn(-1, int64(len(s.cpus)-1)))
 	k.timerAt = r.iv()
 	k.timerCPU = int(r.intIn(0, int64(len(s.cpus)-1)))
 	k.timerGen = r.u32()
@@ -98,6 +111,7 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 			return
 		}
 	}
+	s.m.nSharedWaiting = k.countShared()
 	if err := k.ops.LoadState(data); err != nil {
 		r.failf("the sched_ext policy's state: %v", err)
 	}

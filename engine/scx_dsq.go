@@ -20,13 +20,34 @@ type scxDSQ struct {
 	q     []*thread // run order
 }
 
+// sharedDelta counts t in or out of the tasks waiting in shared DSQs that
+// any CPU may run (idle_while_overloaded_frac): a pinned task waits for its
+// own CPU only.
+func (k *ScxKernel) sharedDelta(t *thread, delta int) {
+	if !t.pinned {
+		k.s.m.sharedWaiting(k.s, delta)
+	}
+}
+
+// countShared is what sharedDelta keeps count of, from the DSQs.
+func (k *ScxKernel) countShared() int {
+	n := 0
+	for _, t := range k.shared() {
+		if !t.pinned {
+			n++
+		}
+	}
+	return n
+}
+
 // dsqPush queues t on d (FIFO), as an insert from the core itself.
 func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
-	k.task(t).slice = slice
+	k.sharedDelta(t, 1)
+	k.task(t).slice, k.task(t).granted = slice, slice
 	k.task(t).dsq = d.id
 	t.state = ThreadQueued
 	d.fifo = true
-	if flags&ScxEnqHead != 0 {
+	if flags&(ScxEnqHead|ScxEnqPreempt) != 0 {
 		d.q = slices.Insert(d.q, 0, t)
 		return
 	}
@@ -35,8 +56,9 @@ func (k *ScxKernel) dsqPush(d *scxDSQ, t *thread, slice int64, flags int64) {
 
 // dsqPushVtime queues t on d in vtime order, after tasks of equal vtime.
 func (k *ScxKernel) dsqPushVtime(d *scxDSQ, t *thread, slice, vtime int64) {
+	k.sharedDelta(t, 1)
 	st := k.task(t)
-	st.slice, st.vtime, st.dsq = slice, vtime, d.id
+	st.slice, st.granted, st.vtime, st.dsq = slice, slice, vtime, d.id
 	t.state = ThreadQueued
 	d.vtime = true
 	i := len(d.q)
@@ -49,9 +71,10 @@ func (k *ScxKernel) dsqPushVtime(d *scxDSQ, t *thread, slice, vtime int64) {
 }
 
 // dsqRemove takes t off d.
-func dsqRemove(d *scxDSQ, t *thread) {
+func (k *ScxKernel) dsqRemove(d *scxDSQ, t *thread) {
 	if i := slices.Index(d.q, t); i >= 0 {
 		d.q = slices.Delete(d.q, i, i+1)
+		k.sharedDelta(t, -1)
 	}
 }
 
@@ -96,7 +119,7 @@ func (k *ScxKernel) unqueue(t *thread) {
 		return
 	}
 	if d, err := k.sharedDSQ(st.dsq); err == nil {
-		dsqRemove(d, t)
+		k.dsqRemove(d, t)
 	}
 	st.dsq = scxNoDSQ
 }
@@ -109,6 +132,7 @@ func (k *ScxKernel) moveToLocal(d *scxDSQ, c *cpu) bool {
 			continue
 		}
 		d.q = slices.Delete(d.q, i, i+1)
+		k.sharedDelta(t, -1)
 		k.task(t).dsq = scxNoDSQ
 		if t.lastCPU != c.id {
 			k.s.migrateCount(t, t.lastCPU, c.id)
@@ -145,7 +169,9 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 		return fmt.Errorf("%s: slice %d is negative", what, slice)
 	}
 	if slice == 0 {
-		slice = k.task(t).slice
+		// scx_dsq_insert_commit: a zero slice keeps the task's own, what is
+		// left of it, or 1 ns when none is.
+		slice = max(k.task(t).slice, 1)
 	}
 	local := -1
 	switch {
@@ -163,7 +189,7 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 			return fmt.Errorf("%s: a local DSQ is FIFO: vtime ordering is for user DSQs", what)
 		}
 		k.insertable = nil
-		k.task(t).slice = slice
+		k.task(t).slice, k.task(t).granted = slice, slice
 		k.insertLocal(t, local, flags)
 		return nil
 	}
@@ -171,13 +197,18 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 	if err != nil {
 		return fmt.Errorf("%s: %v", what, err)
 	}
+	if len(d.q) == 0 {
+		// dispatch_enqueue tests the tasks a DSQ holds: an empty one takes
+		// either kind of insert.
+		d.fifo, d.vtime = false, false
+	}
 	switch {
 	case byVtime && d.id == ScxDSQGlobal:
 		return fmt.Errorf("%s: the global DSQ is FIFO: vtime ordering is for user DSQs", what)
 	case byVtime && d.fifo:
-		return fmt.Errorf("%s: DSQ %d already has FIFO-inserted tasks: a DSQ is FIFO or vtime-ordered, not both", what, d.id)
+		return fmt.Errorf("%s: DSQ %d holds FIFO-inserted tasks: a DSQ is FIFO or vtime-ordered while it holds tasks, not both", what, d.id)
 	case !byVtime && d.vtime:
-		return fmt.Errorf("%s: DSQ %d is vtime-ordered: insert with dsq_insert_vtime", what, d.id)
+		return fmt.Errorf("%s: DSQ %d holds vtime-ordered tasks: insert with dsq_insert_vtime while it does", what, d.id)
 	}
 	k.insertable = nil
 	if byVtime {
@@ -189,29 +220,59 @@ func (k *ScxKernel) insert(p ScxTask, dsq, slice, vtime, flags int64, byVtime bo
 }
 
 // insertLocal puts t on a CPU's local DSQ (wakeSelected: the CPU the waking
-// task's select_cpu returns). During a wake the engine's wake path does it;
-// otherwise the callback's own CPU takes it at once, another through its
-// incoming list with the kick rule of wakeIPI.
+// task's select_cpu returns). During a wake the engine's wake path does it
+// (placeWake); otherwise the callback's own CPU takes it at once, another
+// through its incoming list with the kick rule of wakeIPI, unless it goes to
+// the head (ENQ_HEAD, or ENQ_PREEMPT, which dispatch_enqueue also puts
+// first), which it does at once. Then local_dsq_post_enq: ENQ_PREEMPT
+// preempts the CPU's task, and an idle CPU is rescheduled.
 func (k *ScxKernel) insertLocal(t *thread, cpu int, flags int64) {
 	s := k.s
 	if k.waking == t {
-		k.wakeLocal = cpu
+		k.wakeLocal, k.wakeEnq = cpu, flags
 		return
 	}
 	if cpu == wakeSelected {
 		cpu = k.thisCPU
 	}
 	c := s.cpus[cpu]
-	if cpu == k.thisCPU {
-		s.rqInsert(c, t)
+	head := flags&(ScxEnqHead|ScxEnqPreempt) != 0
+	if cpu != k.thisCPU && !head {
+		if t.lastCPU != cpu {
+			s.migrateCount(t, t.lastCPU, cpu)
+		}
+		s.enqueueRemote(c, t, k.thisCPU, remoteWake)
 		return
 	}
 	if t.lastCPU != cpu {
 		s.migrateCount(t, t.lastCPU, cpu)
 	}
-	s.enqueueRemote(c, t, k.thisCPU, remoteWake)
-	if flags&ScxEnqPreempt != 0 {
-		k.kick(c, ScxKickPreempt)
+	k.localPut(c, t, head)
+	if k.in == ScxOpDispatch && cpu == k.thisCPU {
+		return // in balance: the CPU is already looking for its next task
+	}
+	k.postEnq(c, t, flags, k.thisCPU)
+}
+
+// localPut queues t on c's local DSQ, at its head or its tail.
+func (k *ScxKernel) localPut(c *cpu, t *thread, head bool) {
+	k.s.rqInsert(c, t)
+	if head {
+		copy(c.rq[1:], c.rq[:len(c.rq)-1])
+		c.rq[0] = t
+	}
+}
+
+// postEnq is local_dsq_post_enq for t, just queued on c's local DSQ by CPU
+// from: ENQ_PREEMPT zeroes the running task's slice and reschedules c; an
+// idle c is rescheduled.
+func (k *ScxKernel) postEnq(c *cpu, t *thread, flags int64, from int) {
+	if flags&ScxEnqPreempt != 0 && c.cur != nil && c.cur != t {
+		k.kickFrom(c, ScxKickPreempt, from)
+		return
+	}
+	if c.cur == nil {
+		k.reschedIdle(c, from, t)
 	}
 }
 
@@ -251,6 +312,7 @@ func (k *ScxKernel) eject(reason string) {
 	}
 	k.global.q = nil
 	k.dsqs = nil
+	s.m.sharedWaiting(s, -s.m.nSharedWaiting)
 	for _, c := range s.cpus {
 		if len(c.rq) > 0 && c.cur == nil && !c.wakePending && (c.state == CPUHalted || c.state == CPUSpinning) {
 			c.wakePending = true

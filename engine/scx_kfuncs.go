@@ -28,11 +28,20 @@ func (k *ScxKernel) DSQMoveToLocal(dsq int64) (bool, error) {
 	if k.in != ScxOpDispatch {
 		return false, fmt.Errorf("dsq_move_to_local: called from %s: only dispatch moves tasks", k.in)
 	}
+	if dsq == ScxDSQGlobal {
+		// scx_bpf_dsq_move_to_local looks the id up among the user DSQs
+		// (find_user_dsq): the core consumes the global DSQ itself.
+		return false, fmt.Errorf("dsq_move_to_local: DSQ_GLOBAL is not a user DSQ: the core consumes the global DSQ itself, before dispatch and after it (balance_one)")
+	}
 	d, err := k.sharedDSQ(dsq)
 	if err != nil {
 		return false, fmt.Errorf("dsq_move_to_local: %v", err)
 	}
-	return k.moveToLocal(d, k.s.cpus[k.thisCPU]), nil
+	if !k.moveToLocal(d, k.s.cpus[k.thisCPU]) {
+		return false, nil
+	}
+	k.dispatched++ // scx_bpf_dsq_move_to_local bumps nr_tasks
+	return true, nil
 }
 
 // DSQMove is scx_bpf_dsq_move on a DSQ's first movable task: in dispatch or
@@ -56,10 +65,11 @@ func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
 		}
 		for _, t := range d.q {
 			if !t.pinned || t.cpu == cpu {
-				dsqRemove(d, t)
+				k.dsqRemove(d, t)
 				k.task(t).dsq = scxNoDSQ
 				t.state = ThreadBlocked // in transit: insertLocal queues it
 				k.insertLocal(t, cpu, 0)
+				k.dispatched++ // as a dsq_insert from dispatch counts
 				return true, nil
 			}
 		}
@@ -76,8 +86,9 @@ func (k *ScxKernel) DSQMove(dsq, dst int64) (bool, error) {
 		return false, fmt.Errorf("dsq_move: DSQ %d is vtime-ordered: only FIFO moves are modelled", to.id)
 	}
 	t := d.q[0]
-	dsqRemove(d, t)
+	k.dsqRemove(d, t)
 	k.dsqPush(to, t, k.task(t).slice, 0)
+	k.dispatched++
 	return true, nil
 }
 
@@ -95,6 +106,23 @@ func (k *ScxKernel) CreateDSQ(id int64) error {
 	}
 	k.dsqs = append(k.dsqs, scxDSQ{id: id})
 	return nil
+}
+
+// DSQPeek is scx_bpf_dsq_peek: user DSQ dsq's first task, without taking it
+// (an invalid ScxTask when it is empty). A built-in DSQ or one never created
+// is the policy's error, as in the kernel.
+func (k *ScxKernel) DSQPeek(dsq int64) (ScxTask, error) {
+	if dsq == ScxDSQGlobal || dsq == ScxDSQLocal || dsq&^int64(0xffff) == ScxDSQLocalOn {
+		return ScxTask{}, fmt.Errorf("dsq_peek: peek is for user DSQs, not the built-in DSQ %d", dsq)
+	}
+	d := k.userDSQ(dsq)
+	if d == nil {
+		return ScxTask{}, fmt.Errorf("dsq_peek: DSQ %d was never created (create_dsq)", dsq)
+	}
+	if len(d.q) == 0 {
+		return ScxTask{}, nil
+	}
+	return k.handle(d.q[0]), nil
 }
 
 // DSQNrQueued is scx_bpf_dsq_nr_queued.
@@ -148,6 +176,9 @@ func (k *ScxKernel) SelectCPUDfl(p ScxTask, prevCPU int, wakeFlags int64) (int, 
 	if err := k.checkCPU(p.t, prevCPU, "select_cpu_dfl: prev_cpu"); err != nil {
 		return 0, false, err
 	}
+	if err := k.checkBuiltinIdle("select_cpu_dfl"); err != nil {
+		return 0, false, err
+	}
 	cpu, idle := k.selectCPUDfl(p.t, prevCPU, k.thisCPU, wakeFlags)
 	return cpu, idle, nil
 }
@@ -160,6 +191,11 @@ func (k *ScxKernel) SelectCPUDfl(p ScxTask, prevCPU int, wakeFlags int64) (int, 
 func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (int, bool) {
 	s := k.s
 	k.dflCalled = true
+	if !k.builtinIdle {
+		// No idle cpumask is kept: the default finds no idle CPU.
+		k.dflIdle, k.dflReason = false, dflNoIdle
+		return prev, false
+	}
 	if wakeFlags&ScxWakeSync != 0 && from >= 0 && (!t.pinned || t.cpu == from) {
 		wc := s.cpus[from]
 		empty := len(wc.rq) == 0 && len(wc.incoming) == 0
@@ -182,21 +218,53 @@ func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (in
 		k.dflIdle, k.dflReason = true, "previous CPU is idle (claimed)"
 		return prev, true
 	}
-	for _, c := range s.cpus {
-		if (!t.pinned || c.id == t.cpu) && k.idleCPU(c) {
-			k.claimed[c.id] = true
-			k.dflIdle, k.dflReason = true, "an idle CPU was found (claimed)"
-			return c.id, true
-		}
+	if c := k.pickIdle(t, from); c >= 0 {
+		k.dflIdle, k.dflReason = true, "an idle CPU was found (claimed)"
+		return c, true
 	}
 	k.dflIdle, k.dflReason = false, dflNoIdle
 	return prev, false
+}
+
+// pickIdle is scx_pick_idle_cpu for t called on CPU from (-1: none): the
+// first idle CPU t may use, searched from the one after the caller's last
+// answer (cpumask_any_and_distribute), claimed; -1 when none is.
+func (k *ScxKernel) pickIdle(t *thread, from int) int {
+	s := k.s
+	n := len(s.cpus)
+	slot := from
+	if slot < 0 {
+		slot = n
+	}
+	start := k.distPrev[slot] + 1
+	for i := range n {
+		c := s.cpus[(start+i)%n]
+		if (!t.pinned || c.id == t.cpu) && k.idleCPU(c) {
+			k.claimed[c.id] = true
+			k.distPrev[slot] = c.id
+			return c.id
+		}
+	}
+	return -1
+}
+
+// checkBuiltinIdle is check_builtin_idle_enabled: the idle helpers need the
+// idle cpumask, which a policy with update_idle does not keep unless it
+// says OPS_KEEP_BUILTIN_IDLE.
+func (k *ScxKernel) checkBuiltinIdle(what string) error {
+	if k.builtinIdle {
+		return nil
+	}
+	return fmt.Errorf("%s: built-in idle tracking is disabled: the policy defines update_idle without OPS_KEEP_BUILTIN_IDLE in its flags", what)
 }
 
 // TestAndClearCPUIdle is scx_bpf_test_and_clear_cpu_idle: claim cpu if idle.
 func (k *ScxKernel) TestAndClearCPUIdle(cpu int) (bool, error) {
 	if cpu < 0 || cpu >= len(k.s.cpus) {
 		return false, fmt.Errorf("test_and_clear_cpu_idle: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)
+	}
+	if err := k.checkBuiltinIdle("test_and_clear_cpu_idle"); err != nil {
+		return false, err
 	}
 	c := k.s.cpus[cpu]
 	if !k.idleCPU(c) {
@@ -206,20 +274,37 @@ func (k *ScxKernel) TestAndClearCPUIdle(cpu int) (bool, error) {
 	return true, nil
 }
 
-// PickIdleCPU is scx_bpf_pick_idle_cpu: claim and return the first idle CPU
-// p may run on, or -1.
-func (k *ScxKernel) PickIdleCPU(p ScxTask) int {
+// PickIdleCPU is scx_bpf_pick_idle_cpu: claim and return an idle CPU p may
+// run on (the search starts after the one this CPU found last), or -1.
+func (k *ScxKernel) PickIdleCPU(p ScxTask) (int, error) {
+	if err := k.checkBuiltinIdle("pick_idle_cpu"); err != nil {
+		return -1, err
+	}
+	return k.pickIdle(p.t, k.thisCPU), nil
+}
+
+// IdleCPUs is scx_bpf_get_idle_cpumask: the idle CPUs, in order, without
+// claiming any (a policy tests a CPU with cpumask_test_cpu, here `in`).
+func (k *ScxKernel) IdleCPUs() ([]int, error) {
+	if err := k.checkBuiltinIdle("get_idle_cpumask"); err != nil {
+		return nil, err
+	}
+	var out []int
 	for _, c := range k.s.cpus {
-		if p.Allowed(c.id) && k.idleCPU(c) {
-			k.claimed[c.id] = true
-			return c.id
+		if k.idleCPU(c) {
+			out = append(out, c.id)
 		}
 	}
-	return -1
+	return out, nil
 }
 
 // IdleCPUMaskEmpty reports whether no CPU is idle.
-func (k *ScxKernel) IdleCPUMaskEmpty() bool { return !k.anyIdle() }
+func (k *ScxKernel) IdleCPUMaskEmpty() (bool, error) {
+	if err := k.checkBuiltinIdle("idle_cpumask_empty"); err != nil {
+		return false, err
+	}
+	return !k.anyIdle(), nil
+}
 
 // KickCPU is scx_bpf_kick_cpu: an IPI makes cpu reschedule (and so dispatch);
 // KICK_IDLE only if it is idle; KICK_PREEMPT expires its task's slice.
@@ -227,37 +312,59 @@ func (k *ScxKernel) KickCPU(cpu int, flags int64) error {
 	if cpu < 0 || cpu >= len(k.s.cpus) {
 		return fmt.Errorf("kick_cpu: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)
 	}
+	if flags&ScxKickIdle != 0 && flags&ScxKickPreempt != 0 {
+		return fmt.Errorf("kick_cpu: KICK_PREEMPT cannot be used with KICK_IDLE (scx_kick_cpu)")
+	}
 	k.kick(k.s.cpus[cpu], flags)
 	return nil
 }
 
-func (k *ScxKernel) kick(c *cpu, flags int64) {
+func (k *ScxKernel) kick(c *cpu, flags int64) { k.kickFrom(c, flags, k.thisCPU) }
+
+// kickFrom is kick_one_cpu (or kick_one_cpu_if_idle) on c, kicked by CPU
+// from (-1: none). A CPU may kick itself: busy, it schedules at its next
+// reschedule point; idle or in its balance, it gets the kick as an
+// interrupt (the irq_work of scx_kick_cpu) and schedules again.
+func (k *ScxKernel) kickFrom(c *cpu, flags int64, from int) {
 	s := k.s
 	idle := c.cur == nil && (c.state == CPUHalted || c.state == CPUSpinning)
-	if flags&ScxKickIdle != 0 && !idle {
+	// A CPU whose dispatch runs (its balance) counts as idle for KICK_IDLE
+	// (can_skip_idle_kick); the engine's is one running no task.
+	inBalance := c.cur == nil && c.state == CPURunning && k.in == ScxOpDispatch && k.thisCPU == c.id
+	if flags&ScxKickIdle != 0 && !idle && !inBalance {
 		return
 	}
-	if flags&ScxKickPreempt != 0 && c.cur != nil {
-		k.setSlice(c.cur, 0)
+	if c.cur != nil {
+		// kick_one_cpu: KICK_PREEMPT zeroes the running task's slice; any
+		// kick makes the CPU schedule (resched_curr), whose balance keeps a
+		// task that has slice left.
+		if flags&ScxKickPreempt != 0 {
+			k.setSlice(c.cur, 0)
+		}
+		c.cfs.resched = true
 	}
-	from := k.thisCPU
 	if k.in == ScxOpTimer {
 		from = -1 // the timer's softirq owes nothing to a task
-	} else if c.id == k.thisCPU {
-		return // the CPU the callback runs for reschedules when it returns
 	}
-	if c.wakePending || c.state == CPUIRQ {
-		return // a kick is on its way, or the CPU reschedules at its next point anyway
-	}
-	if c.state == CPUSpinning && c.cur == nil {
+	self := c.id == from
+	switch {
+	case self && c.cur != nil:
+		return // the CPU the callback runs for reschedules at its next reschedule point
+	case c.wakePending:
+		return // a kick is on its way
+	case self:
+		// Idle or in its balance: the kick's interrupt makes it schedule
+		// again after this schedule, whatever that finds.
+	case c.state == CPUIRQ:
+		return // it reschedules at its interrupt's exit anyway
+	case c.state == CPUSpinning && c.cur == nil:
 		s.noticeWhileSpinning(c)
 		return
-	}
-	if c.cur == nil && !idle {
-		return // paying its debt: it reschedules when done
+	case c.cur == nil && !idle:
+		return // paying its debt or coming out of a halt: it schedules when done
 	}
 	c.wakePending = true
-	s.decide(DecIPISent, max(k.thisCPU, 0), c.id, -1, "kick_cpu", int64(c.load()))
+	s.decide(DecIPISent, max(from, 0), c.id, -1, "kick_cpu", int64(c.load()))
 	s.sendIPI(from, c, IPIWakeup, -1)
 }
 
@@ -292,6 +399,28 @@ func (k *ScxKernel) TimerStart(ns int64) error {
 	k.timerCPU = max(k.thisCPU, 0)
 	k.s.at(k.timerAt, evScxTimer, k.timerCPU, 0, k.timerGen)
 	return nil
+}
+
+// ScxExitRequest is what Exit returns for the callback to return: the policy
+// asks to be unloaded (scx_bpf_exit), which the core does as it does an
+// error's exit, recording the code and the message.
+type ScxExitRequest struct {
+	Code int64
+	Msg  string
+}
+
+func (e *ScxExitRequest) Error() string {
+	return fmt.Sprintf("scx_bpf_exit: code %d: %s", e.Code, e.Msg)
+}
+
+// Exit is scx_bpf_exit: return its error from the callback to unload the
+// policy with code and msg (SCX_EXIT_UNREG_BPF).
+func (k *ScxKernel) Exit(code int64, msg string) error {
+	const maxMsg = 200
+	if len(msg) > maxMsg {
+		msg = strings.ToValidUTF8(msg[:maxMsg], "") + "..."
+	}
+	return &ScxExitRequest{Code: code, Msg: msg}
 }
 
 // Print records msg in the decision record of the CPU the callback runs for.

@@ -53,14 +53,27 @@ const (
 	// ScxDSQMaxUser bounds the ids create_dsq accepts: 0..ScxDSQMaxUser-1.
 	ScxDSQMaxUser int64 = 1 << 20
 
-	ScxSliceInf int64 = 1<<31 - 1 // SCX_SLICE_INF: never expires
+	// ScxSliceInf is SCX_SLICE_INF (U64_MAX in the kernel, the largest
+	// int64 here): the one slice that never expires; any other, however
+	// long, runs out.
+	ScxSliceInf int64 = 1<<63 - 1
 
 	ScxEnqWakeup  int64 = 1 << 0 // SCX_ENQ_WAKEUP
 	ScxEnqHead    int64 = 1 << 4 // SCX_ENQ_HEAD: the head of a FIFO DSQ
 	ScxEnqPreempt int64 = 1 << 5 // SCX_ENQ_PREEMPT: preempt the target CPU's task
 	ScxEnqLast    int64 = 1 << 6 // SCX_ENQ_LAST
 
+	ScxDeqSleep int64 = 1 << 0 // SCX_DEQ_SLEEP: the task blocks (DEQUEUE_SLEEP)
+
 	ScxWakeSync int64 = 1 << 4 // SCX_WAKE_SYNC
+
+	// Ops flags (sched_ext_ops.flags, enum scx_ops_flags): the ones this
+	// core models. A policy with update_idle keeps the built-in idle
+	// tracking only with OPS_KEEP_BUILTIN_IDLE; with OPS_ENQ_LAST a task
+	// whose slice ran out with nothing else to run goes through enqueue
+	// with ENQ_LAST instead of running on.
+	ScxOpsKeepBuiltinIdle int64 = 1 << 0 // SCX_OPS_KEEP_BUILTIN_IDLE
+	ScxOpsEnqLast         int64 = 1 << 1 // SCX_OPS_ENQ_LAST
 
 	ScxKickIdle    int64 = 1 << 0 // SCX_KICK_IDLE: only if the CPU is idle
 	ScxKickPreempt int64 = 1 << 1 // SCX_KICK_PREEMPT: preempt its current task
@@ -74,14 +87,16 @@ const (
 // not keep p past the call except by its PID.
 type ScxOps interface {
 	Defined() ScxOpSet
+	// Flags are the policy's ops flags (ScxOpsKeepBuiltinIdle, ScxOpsEnqLast).
+	Flags() int64
 	Init(k *ScxKernel) error
 	Enable(k *ScxKernel, p ScxTask) error
 	// SelectCPU picks the CPU a waking task goes to; inserting it into a DSQ
 	// here dispatches it directly, and enqueue is skipped.
 	SelectCPU(k *ScxKernel, p ScxTask, prevCPU int, wakeFlags int64) (int, error)
 	Enqueue(k *ScxKernel, p ScxTask, enqFlags int64) error
-	// Dispatch fills cpu's local DSQ; prev is the task whose slice ran out
-	// (prev.Valid() is false when there is none).
+	// Dispatch fills cpu's local DSQ; prev is the task that just left cpu,
+	// runnable or blocked (prev.Valid() is false after the CPU idled).
 	Dispatch(k *ScxKernel, cpu int, prev ScxTask) error
 	Runnable(k *ScxKernel, p ScxTask, enqFlags int64) error
 	Running(k *ScxKernel, p ScxTask) error
@@ -106,6 +121,7 @@ type ScxCompiler func(name, source string, sliceDflNs int64) (ScxOps, error)
 type ScxNoOps struct{}
 
 func (ScxNoOps) Defined() ScxOpSet                { return 0 }
+func (ScxNoOps) Flags() int64                     { return 0 }
 func (ScxNoOps) Init(*ScxKernel) error            { return nil }
 func (ScxNoOps) Enable(*ScxKernel, ScxTask) error { return nil }
 func (ScxNoOps) SelectCPU(*ScxKernel, ScxTask, int, int64) (int, error) {
@@ -153,10 +169,12 @@ func (p ScxTask) Weight() int64 {
 type scxWeigher interface{ scxWeight(t *thread) int64 }
 
 // Slice is the task's remaining slice in ns (p->scx.slice): what it was
-// inserted with, less what it ran since it was switched in.
+// inserted with, less what it has run on it (update_curr_scx charges it for
+// good, so it carries over a block).
 func (p ScxTask) Slice() int64 { return p.k.sliceLeft(p.t) }
 
-// SetSlice sets the task's slice (p->scx.slice); 0 expires it.
+// SetSlice sets the task's slice (p->scx.slice); 0 expires it at the CPU's
+// next schedule (a tick or a kick).
 func (p ScxTask) SetSlice(ns int64) { p.k.setSlice(p.t, ns) }
 
 // Vtime is the task's dsq_vtime (p->scx.dsq_vtime).

@@ -122,6 +122,10 @@ func NewSimScx(sc Scenario, compile ScxCompiler) (*Sim, error) {
 	}
 	// Every CPU starts idle; ones that got work at time 0 dispatch it.
 	for _, c := range s.cpus {
+		if k, ok := s.pol.(*ScxKernel); ok {
+			k.boot(c) // sched_ext: its first schedule runs dispatch (scx_resched.go)
+			continue
+		}
 		s.enterIdle(c)
 	}
 	return s, nil

@@ -30,6 +30,9 @@ func (s *Sim) tick(c *cpu) {
 		c.cfs.tickAt = -1
 		return
 	}
+	if k, ok := s.pol.(*ScxKernel); ok {
+		k.tick(c) // task_tick_scx (scx_flow.go)
+	}
 	c.cfs.tickAt = s.now + s.tickNs
 	s.at(c.cfs.tickAt, evTick, c.id, 0, 0)
 	s.rrTick(c)

@@ -35,7 +35,7 @@ func (sc *Scenario) Validate() error {
 		v.fail("sched.scx.source", "is %d bytes, above the limit %d", len(s.Scx.Source), MaxScxSourceBytes)
 	}
 	if s.Scx.WatchdogMs != 0 {
-		v.intRange("sched.scx.watchdog_ms", s.Scx.WatchdogMs, 10, 60_000)
+		v.intRange("sched.scx.watchdog_ms", s.Scx.WatchdogMs, 10, 30_000) // SCX_WATCHDOG_MAX_TIMEOUT (bpf_scx_init_member)
 	}
 	v.intRange("sched.idle_spin.floor", s.IdleSpin.Floor, 0, s.IdleSpin.Cap)
 	v.taskGroups(s.Groups)

@@ -1,6 +1,7 @@
 // Package scxstar runs sched_ext policies written in Starlark on the engine's
 // sched_ext core (engine.ScxKernel; docs/policies.md has the API, and
-// examples/policies/ has scx_simple, scx_central and a WAKE_SYNC variant).
+// examples/policies/ has scx_simple, scx_central, scx_qmap and a WAKE_SYNC
+// variant; testdata/selftests/ ports the kernel's sched_ext selftests).
 //
 // Compile turns a policy's source into engine.ScxOps: each callback the
 // source defines (init, enable, select_cpu, enqueue, dispatch, runnable,

@@ -22,6 +22,8 @@ func TestCompileErrors(t *testing.T) {
 		{"top level over its budget", "def f():\n    n = 0\n    while True:\n        n += 1\nf()\n", []string{"bad.star:1:1", "the top level is over its step budget (2000000 steps)", "bad.star:5:2: in <toplevel>"}},
 		{"global reassigned", "x = 1\nx = 2\n", []string{"bad.star:2:1", "cannot reassign global x"}},
 		{"no math module", "load(\"math.star\", \"sqrt\")\n", []string{"bad.star:1:"}},
+		{"flags not an int", "flags = {}\n", []string{"bad.star", "flags is a dict, not ops flags"}},
+		{"flags not modelled", "flags = scx.OPS_ENQ_LAST | 1024\n", []string{"bad.star", "flags 0x400", "only scx.OPS_KEEP_BUILTIN_IDLE and scx.OPS_ENQ_LAST"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			_, err := Compile("bad.star", tc.src, 20_000_000)
@@ -63,6 +65,12 @@ func TestRuntimeErrorsEject(t *testing.T) {
 			[]string{"select_cpu returned string, not a CPU number"}},
 		{"scx.error", head + "def enqueue(p, f):\n    scx.error(\"gave up on pid %d\" % p.pid)\n",
 			[]string{"enqueue", "policy.star:10:", "gave up on pid"}},
+		// scx_kick_cpu: "PREEMPT/WAIT cannot be used with SCX_KICK_IDLE".
+		{"KICK_IDLE with KICK_PREEMPT", head + "def enqueue(p, f):\n    scx.dsq_insert(p, SHARED, scx.SLICE_DFL)\n    scx.kick_cpu(0, scx.KICK_IDLE | scx.KICK_PREEMPT)\n",
+			[]string{"enqueue", "policy.star:11:", "KICK_PREEMPT cannot be used with KICK_IDLE"}},
+		// scx_bpf_dsq_move_to_local finds user DSQs only (find_user_dsq).
+		{"dsq_move_to_local of the global DSQ", "def init():\n    scx.create_dsq(1)\n\ndef enqueue(p, f):\n    scx.dsq_insert(p, 1, scx.SLICE_DFL)\n\ndef dispatch(cpu, prev):\n    scx.dsq_move_to_local(scx.DSQ_GLOBAL)\n",
+			[]string{"dispatch", "policy.star:8:", "DSQ_GLOBAL is not a user DSQ"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			res := runEjected(t, tc.src)

@@ -97,6 +97,21 @@ var policyChecks = map[string]struct {
 			t.Errorf("results are the Go scx_simple's under the proposed rule, the scenario's: the scenario's rule acted, not the policy's")
 		}
 	}},
+	// scx_qmap.star: select_cpu claims an idle CPU without inserting the
+	// task and enqueue queues it; the claimed CPU must be woken and run it,
+	// so the machine is kept as busy as under scx_simple and hackbench
+	// finishes in a comparable time.
+	"scx_qmap": {check: func(t *testing.T, sc engine.Scenario, r exampleRun) {
+		want := goSimple(t, sc, "")
+		if r.res.BusyVCPUsMean < 0.9*want.BusyVCPUsMean {
+			t.Errorf("busy vCPUs %.3f, under 0.9 of scx_simple's %.3f: CPUs idle while tasks wait", r.res.BusyVCPUsMean, want.BusyVCPUsMean)
+		}
+		if want.ElapsedS > 0 && (r.res.ElapsedS == 0 || r.res.ElapsedS > 1.5*want.ElapsedS) {
+			t.Errorf("hackbench took %v s, scx_simple %v s", r.res.ElapsedS, want.ElapsedS)
+		}
+		t.Logf("completed %d (scx_simple %d); elapsed %v (%v); busy %v (%v)",
+			r.res.Completed, want.Completed, r.res.ElapsedS, want.ElapsedS, r.res.BusyVCPUsMean, want.BusyVCPUsMean)
+	}},
 	// scx_central.star: CPU 0 decides for every CPU. Tasks run on the other
 	// CPUs too; an IPI to another CPU comes from CPU 0 (its dispatch placing a
 	// task) or from its timer, never from a third CPU; the other CPUs only
@@ -162,7 +177,7 @@ func TestExamples(t *testing.T) {
 	for _, f := range files {
 		names = append(names, strings.TrimSuffix(filepath.Base(f), ".star"))
 	}
-	for _, want := range []string{"scx_central", "scx_simple", "scx_wakesync"} {
+	for _, want := range []string{"scx_central", "scx_qmap", "scx_simple", "scx_wakesync"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("examples/policies/%s.star is missing", want)
 		}

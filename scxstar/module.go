@@ -15,17 +15,20 @@ import (
 
 func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 	m := starlark.StringDict{
-		"DSQ_GLOBAL":   starlark.MakeInt64(engine.ScxDSQGlobal),
-		"DSQ_LOCAL":    starlark.MakeInt64(engine.ScxDSQLocal),
-		"DSQ_LOCAL_ON": starlark.MakeInt64(engine.ScxDSQLocalOn),
-		"SLICE_INF":    starlark.MakeInt64(engine.ScxSliceInf),
-		"ENQ_WAKEUP":   starlark.MakeInt64(engine.ScxEnqWakeup),
-		"ENQ_HEAD":     starlark.MakeInt64(engine.ScxEnqHead),
-		"ENQ_PREEMPT":  starlark.MakeInt64(engine.ScxEnqPreempt),
-		"ENQ_LAST":     starlark.MakeInt64(engine.ScxEnqLast),
-		"WAKE_SYNC":    starlark.MakeInt64(engine.ScxWakeSync),
-		"KICK_IDLE":    starlark.MakeInt64(engine.ScxKickIdle),
-		"KICK_PREEMPT": starlark.MakeInt64(engine.ScxKickPreempt),
+		"DSQ_GLOBAL":            starlark.MakeInt64(engine.ScxDSQGlobal),
+		"DSQ_LOCAL":             starlark.MakeInt64(engine.ScxDSQLocal),
+		"DSQ_LOCAL_ON":          starlark.MakeInt64(engine.ScxDSQLocalOn),
+		"SLICE_INF":             starlark.MakeInt64(engine.ScxSliceInf),
+		"ENQ_WAKEUP":            starlark.MakeInt64(engine.ScxEnqWakeup),
+		"ENQ_HEAD":              starlark.MakeInt64(engine.ScxEnqHead),
+		"ENQ_PREEMPT":           starlark.MakeInt64(engine.ScxEnqPreempt),
+		"ENQ_LAST":              starlark.MakeInt64(engine.ScxEnqLast),
+		"DEQ_SLEEP":             starlark.MakeInt64(engine.ScxDeqSleep),
+		"OPS_KEEP_BUILTIN_IDLE": starlark.MakeInt64(engine.ScxOpsKeepBuiltinIdle),
+		"OPS_ENQ_LAST":          starlark.MakeInt64(engine.ScxOpsEnqLast),
+		"WAKE_SYNC":             starlark.MakeInt64(engine.ScxWakeSync),
+		"KICK_IDLE":             starlark.MakeInt64(engine.ScxKickIdle),
+		"KICK_PREEMPT":          starlark.MakeInt64(engine.ScxKickPreempt),
 	}
 	fn := func(name string, f func(k *engine.ScxKernel, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) {
 		m[name] = starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -76,6 +79,17 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		}
 		return starlark.None, k.CreateDSQ(int64(id))
 	})
+	fn("dsq_peek", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		var dsq int32
+		if err := starlark.UnpackArgs("dsq_peek", args, kw, "dsq", &dsq); err != nil {
+			return nil, err
+		}
+		t, err := k.DSQPeek(int64(dsq))
+		if err != nil {
+			return nil, err
+		}
+		return p.task(k, t), nil
+	})
 	fn("dsq_nr_queued", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var dsq int32
 		if err := starlark.UnpackArgs("dsq_nr_queued", args, kw, "dsq", &dsq); err != nil {
@@ -109,13 +123,29 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		if err := starlark.UnpackArgs("pick_idle_cpu", args, kw, "p", &t); err != nil {
 			return nil, err
 		}
-		return starlark.MakeInt(k.PickIdleCPU(t.t)), nil
+		cpu, err := k.PickIdleCPU(t.t)
+		return starlark.MakeInt(cpu), err
 	})
 	fn("idle_cpumask_empty", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		if err := starlark.UnpackArgs("idle_cpumask_empty", args, kw); err != nil {
 			return nil, err
 		}
-		return starlark.Bool(k.IdleCPUMaskEmpty()), nil
+		empty, err := k.IdleCPUMaskEmpty()
+		return starlark.Bool(empty), err
+	})
+	fn("get_idle_cpumask", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		if err := starlark.UnpackArgs("get_idle_cpumask", args, kw); err != nil {
+			return nil, err
+		}
+		cpus, err := k.IdleCPUs()
+		if err != nil {
+			return nil, err
+		}
+		l := make([]starlark.Value, len(cpus))
+		for i, c := range cpus {
+			l[i] = starlark.MakeInt(c)
+		}
+		return starlark.NewList(l), nil
 	})
 	fn("kick_cpu", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var cpu, flags int32
@@ -148,6 +178,14 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 			return nil, err
 		}
 		return starlark.None, k.TimerStart(ns)
+	})
+	fn("exit", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		var code int64
+		var msg string
+		if err := starlark.UnpackArgs("exit", args, kw, "code", &code, "msg?", &msg); err != nil {
+			return nil, err
+		}
+		return nil, k.Exit(code, msg)
 	})
 	fn("error", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var msg string

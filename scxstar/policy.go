@@ -31,6 +31,7 @@ type Policy struct {
 	globals starlark.StringDict
 	fns     [len(callbackNames)]starlark.Callable
 	defined engine.ScxOpSet
+	flags   int64 // the top-level flags (sched_ext_ops.flags)
 	// k is the core during a callback (the helpers act on it), else nil.
 	k   *engine.ScxKernel
 	cur starlark.Value // the task the callback is about (print's thread)
@@ -54,6 +55,18 @@ func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
 		return nil, p.runError("the top level", InitSteps, err)
 	}
 	p.globals = globals
+	if v, ok := globals["flags"]; ok {
+		// sched_ext_ops.flags: a top-level int of scx.OPS_* flags.
+		f, ok := v.(starlark.Int)
+		n, exact := f.Int64()
+		if !ok || !exact {
+			return nil, fmt.Errorf("%s: flags is a %s, not ops flags: set it to scx.OPS_* flags, or name the variable otherwise", name, v.Type())
+		}
+		if bad := n &^ (engine.ScxOpsKeepBuiltinIdle | engine.ScxOpsEnqLast); bad != 0 {
+			return nil, fmt.Errorf("%s: flags %#x: only scx.OPS_KEEP_BUILTIN_IDLE and scx.OPS_ENQ_LAST are modelled", name, bad)
+		}
+		p.flags = n
+	}
 	for i, n := range callbackNames {
 		v, ok := globals[n]
 		if !ok {
@@ -68,6 +81,9 @@ func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
 	}
 	return p, nil
 }
+
+// Flags are the policy's ops flags: its top-level flags, 0 without one.
+func (p *Policy) Flags() int64 { return p.flags }
 
 // Compiler is an engine.ScxCompiler for Compile.
 func Compiler(name, src string, sliceDflNs int64) (engine.ScxOps, error) {
@@ -151,6 +167,10 @@ scan:
 // runError reports a Starlark error as file:line:col of the innermost
 // Starlark frame, the message, and the traceback.
 func (p *Policy) runError(where string, budget uint64, err error) error {
+	var exit *engine.ScxExitRequest
+	if errors.As(err, &exit) {
+		return exit // not an error: the core records the exit's code and message
+	}
 	var ee *starlark.EvalError
 	if !errors.As(err, &ee) {
 		return fmt.Errorf("%s: %v", where, err)

@@ -128,7 +128,7 @@ func TestKnobsListsEverySettableField(t *testing.T) {
 			t.Errorf("%s lists %q, without %s", tc.path, r["range"], tc.value)
 		}
 	}
-	if r := listed["sched.scx.watchdog_ms"]; r["range"] != "0 to 60000 ms" || r["applies to"] != "scx policy" {
+	if r := listed["sched.scx.watchdog_ms"]; r["range"] != "0 to 30000 ms" || r["applies to"] != "scx policy" {
 		t.Errorf("sched.scx.watchdog_ms is listed as %v", r)
 	}
 
