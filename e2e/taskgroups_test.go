@@ -6,17 +6,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // groupsWorkload puts one hog in /a and three in /b, all on CPU 0, /a with
-// cpu.weight 300 (the root "taskgroups" key, which rt-app ignores).
-const groupsWorkload = `{
-  "taskgroups": {"/a": {"cpu.weight": 300}},
-  "tasks": {
-    "a": {"cpus": [0], "taskgroup": "/a", "loop": -1, "run": 1000},
-    "b": {"instance": 3, "cpus": [0], "taskgroup": "/b", "loop": -1, "run": 1000}
-  }
-}`
+// cpu.weight 300 (the root "taskgroups" key, which rt-app ignores); one line,
+// as a person types it, so that the editor's indenting adds nothing.
+const groupsWorkload = `{"taskgroups": {"/a": {"cpu.weight": 300}}, "tasks": {` +
+	`"a": {"cpus": [0], "taskgroup": "/a", "loop": -1, "run": 1000}, ` +
+	`"b": {"instance": 3, "cpus": [0], "taskgroup": "/b", "loop": -1, "run": 1000}}}`
 
 // TestTaskGroupsInThePage: under the Linux scheduler, an rt-app description
 // whose tasks name task groups runs, and the workload panel shows each
@@ -28,9 +27,14 @@ func TestTaskGroupsInThePage(t *testing.T) {
 	eval[any](t, ctx, `(s => { s.value = 'linux'; s.dispatchEvent(new Event('change')) })(document.getElementById('policy'))`)
 	eval[any](t, ctx, `[...document.querySelectorAll('.own-open')].find(b => b.textContent.includes('rt-app')).click()`)
 	waitFor(t, ctx, `!!window.schedplayWorkloadView && !document.getElementById('workload-panel').hidden`, time.Minute)
-	eval[any](t, ctx, `window.schedplayWorkloadView.set(`+jsString(groupsWorkload)+`)`)
-	eval[any](t, ctx, `document.getElementById('workload-run').click()`)
-	waitFor(t, ctx, `(w => w.runs && !w.error)(`+readWorkload+`)`, 30*time.Second)
+	// Typed key by key into the editor, over what it held, and run with
+	// Ctrl+Enter.
+	clickInto(t, ctx, "workload-editor")
+	press(t, ctx, "a", chromedp.ModifierCtrl)
+	press(t, ctx, groupsWorkload)
+	sameText(t, "the workload editor", eval[string](t, ctx, `window.schedplayWorkloadView.get()`), groupsWorkload)
+	press(t, ctx, "\r", chromedp.ModifierCtrl)
+	waitFor(t, ctx, `(w => w.runs && !w.error && w.source === `+jsString(groupsWorkload)+`)(`+readWorkload+`)`, 30*time.Second)
 	eval[any](t, ctx, `window.schedplay.jumpTo(1e9)`)
 	waitRun(t, ctx, `(s => s.now_ns === 1e9 && s.pending === 0 && !s.playing)(window.schedplay.state())`, time.Minute)
 	deadline := time.Now().Add(10 * time.Second)

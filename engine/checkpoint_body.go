@@ -44,6 +44,7 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 		w.byte(byte(c.state))
 		w.thr(c.cur)
 		w.threads(c.rq)
+		w.threads(c.hiq)
 		w.threads(c.incoming)
 		w.flags(c.needResched, c.wakePending, c.irqPaused, c.irqFromIdl, c.irqWork.pull)
 		w.uv(uint64(c.gen))
@@ -162,6 +163,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 		c.state = CPUState(st)
 		c.cur = r.thr()
 		c.rq = r.threads(maxCkThreads)
+		c.hiq = r.threads(maxCkThreads)
 		c.incoming = r.threads(maxCkThreads)
 		fl := r.flags(5)
 		c.needResched, c.wakePending, c.irqPaused, c.irqFromIdl, c.irqWork.pull = fl[0], fl[1], fl[2], fl[3], fl[4]
@@ -303,6 +305,9 @@ func (s *Sim) checkPlaces(r *ckReader) {
 		}
 		for _, t := range c.rq {
 			place(t, t.state == ThreadQueued && t.cpu == c.id, "in the runqueue of cpu", c.id)
+		}
+		for _, t := range c.hiq {
+			place(t, t.state == ThreadQueued && t.cpu == c.id && t.class != classFair && !s.fair, "in the RT and DL queue of cpu", c.id)
 		}
 		for _, t := range c.incoming {
 			place(t, t.state == ThreadIncoming && t.cpu == c.id, "on the incoming list of cpu", c.id)

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // CPUs and threads, and the life of a thread on a CPU: dispatch, steps, blocking,
@@ -64,6 +65,11 @@ type cpu struct {
 	state CPUState
 	cur   *thread   // running thread, nil when idle
 	rq    []*thread // queued runnable threads, ascending vr (run order)
+	// hiq holds the real-time and deadline tasks queued here under a
+	// sched_ext policy (the kernel's rt_rq and dl_rq, beside the local DSQ
+	// that rq is then), in pick order; under the linux policy they share rq
+	// with the fair class (rt.go), and hiq stays empty.
+	hiq []*thread
 	// incoming holds threads woken or donated by other CPUs; they move into rq at the
 	// next reschedule point (OSv's incoming_wakeups).
 	incoming []*thread
@@ -129,9 +135,9 @@ func newCPU(s *Sim, id int) *cpu {
 // runqueue while a thread runs. 0 when idle, 1 when one thread runs alone.
 func (c *cpu) load() int {
 	if c.cur != nil {
-		return len(c.rq) + 1
+		return len(c.rq) + len(c.hiq) + 1
 	}
-	return len(c.rq)
+	return len(c.rq) + len(c.hiq)
 }
 
 // newThread creates a thread homed on cpu (blocked until woken). It is not
@@ -166,8 +172,8 @@ func (s *Sim) setState(c *cpu, st CPUState) {
 func (s *Sim) rqInsert(c *cpu, t *thread) {
 	t.state = ThreadQueued
 	t.cpu = c.id
-	if s.fair {
-		s.linuxEnqueue(c, t)
+	if s.fair || t.class != classFair {
+		s.linuxEnqueue(c, t) // under sched_ext, an RT or DL task goes on hiq
 		s.m.queueChanged(s, c)
 		return
 	}
@@ -185,6 +191,12 @@ func (s *Sim) rqInsert(c *cpu, t *thread) {
 func (s *Sim) rqRemove(c *cpu, t *thread) {
 	if s.fair && t.class == classFair {
 		s.fairRemove(c, t)
+	}
+	if !s.fair && t.class != classFair {
+		i := slices.Index(c.hiq, t)
+		c.hiq = slices.Delete(c.hiq, i, i+1)
+		s.m.queueChanged(s, c)
+		return
 	}
 	for i, x := range c.rq {
 		if x == t {
@@ -248,7 +260,7 @@ func (s *Sim) chargeRuntime(c *cpu) {
 	}
 	if ran := s.now - c.segStartNs; ran > 0 {
 		t.runNs += float64(ran)
-		if s.fair {
+		if s.fair || t.class != classFair {
 			switch t.class {
 			case classFair:
 				s.updateCurrFair(c, ran)

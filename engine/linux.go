@@ -115,7 +115,12 @@ func (p *linuxPolicy) preemptReason() string {
 
 // requeue is put_prev_task: a preempted RT task keeps the head of its
 // priority, one whose RR timeslice ran out goes behind its equals.
-func (p *linuxPolicy) requeue(s *Sim, c *cpu, t *thread) {
+func (p *linuxPolicy) requeue(s *Sim, c *cpu, t *thread) { s.putPrevRunnable(c, t) }
+
+// putPrevRunnable is put_prev_task for t, leaving c runnable: a preempted RT
+// task keeps the head of its priority, one whose RR timeslice ran out goes
+// behind its equals.
+func (s *Sim) putPrevRunnable(c *cpu, t *thread) {
 	t.rt.head = t.class == classRT && !t.rt.expired
 	t.rt.expired = false
 	s.rqInsert(c, t)

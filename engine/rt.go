@@ -79,15 +79,20 @@ func runsBefore(x, t *thread) bool {
 	return x.fair.deadline <= t.fair.deadline
 }
 
-// linuxInsert puts t in c's queue in pick order.
+// linuxInsert puts t in c's queue in pick order: rq under the linux policy,
+// hiq (the RT and DL classes' own) under a sched_ext policy.
 func (s *Sim) linuxInsert(c *cpu, t *thread) {
-	i := len(c.rq)
-	c.rq = append(c.rq, t)
-	for i > 0 && !runsBefore(c.rq[i-1], t) {
-		c.rq[i] = c.rq[i-1]
+	q := &c.rq
+	if !s.fair {
+		q = &c.hiq
+	}
+	i := len(*q)
+	*q = append(*q, t)
+	for i > 0 && !runsBefore((*q)[i-1], t) {
+		(*q)[i] = (*q)[i-1]
 		i--
 	}
-	c.rq[i] = t
+	(*q)[i] = t
 	t.rt.head = false
 }
 
@@ -125,24 +130,44 @@ func rtRunnable(c *cpu) bool { return !c.rtThrottled }
 
 // queuedHead is the first task of c's queue its class order lets run now:
 // a DL task, or an RT task unless c's RT tasks are throttled; nil when only
-// fair tasks (or none) wait.
+// fair or sched_ext tasks (or none) wait. Under a sched_ext policy the RT
+// and DL tasks are on hiq; under linux on rq, hiq being empty.
 func queuedHead(c *cpu) *thread {
-	for _, t := range c.rq {
+	if t, end := runnableHead(c, c.hiq); end {
+		return t
+	}
+	t, _ := runnableHead(c, c.rq)
+	return t
+}
+
+// runnableHead is queuedHead over one queue; end reports that the scan
+// stopped (a task found, or the fair class reached).
+func runnableHead(c *cpu, q []*thread) (t *thread, end bool) {
+	for _, t := range q {
 		switch {
 		case t.class == classDL && dlRunnable(t):
-			return t
+			return t, true
 		case t.class == classRT && rtRunnable(c):
-			return t
+			return t, true
 		case t.class == classFair:
-			return nil
+			return nil, true
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // linuxNext is what pick_next_task would run on c now, c.cur included: the
 // classes in order, then the fair class's pick.
 func (s *Sim) linuxNext(c *cpu) *thread {
+	if t := hiNext(c); t != nil {
+		return t
+	}
+	return s.pickNextFair(c, true)
+}
+
+// hiNext is what the deadline and real-time classes would run on c now,
+// c.cur included, or nil when they have nothing (the class below picks).
+func hiNext(c *cpu) *thread {
 	head := queuedHead(c)
 	if cur := c.cur; cur != nil && (cur.class == classDL && dlRunnable(cur) || cur.class == classRT && rtRunnable(c)) {
 		switch {
@@ -155,10 +180,7 @@ func (s *Sim) linuxNext(c *cpu) *thread {
 		}
 		return head
 	}
-	if head != nil {
-		return head
-	}
-	return s.pickNextFair(c, true)
+	return head
 }
 
 // yieldLinux is sched_yield for c's running task, then the pick that
@@ -176,6 +198,9 @@ func (s *Sim) yieldLinux(c *cpu) bool {
 		s.updateCurrDL(c, t.dl.runtime) // its runtime goes to 0: throttled
 	}
 	c.cfs.resched = false
+	if !s.fair {
+		return hiNext(c) != c.cur // sched_ext: nothing of the class below is asked
+	}
 	return s.linuxNext(c) != c.cur
 }
 

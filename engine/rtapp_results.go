@@ -58,7 +58,8 @@ type RTAppTaskResults struct {
 	SlackMinUs  float64 `json:"slack_min_us,omitzero"`
 	Overruns    int64   `json:"overruns"`
 	// Class is the task's scheduling class under sched.policy=linux:
-	// "fair", "rt" or "dl" (rt.go).
+	// "fair", "rt" or "dl" (rt.go); under a sched_ext policy "rt" or "dl"
+	// for a task of those classes (scx_classes.go), else empty.
 	Class string `json:"class,omitzero"`
 	// DLMisses are a SCHED_DEADLINE task's activations still running at
 	// their absolute deadline (counted when one ends after it, or, for a
@@ -150,7 +151,7 @@ func (w *rtappWorkload) results(s *Sim) RTAppResults {
 			t := w.thr[j].t
 			tr.DLMisses += t.dl.misses
 			tr.DLThrottles += t.dl.throttles
-			if s.fair {
+			if s.fair || t.class != classFair {
 				tr.Class = [...]string{"fair", "rt", "dl"}[t.class]
 			}
 		}

@@ -80,7 +80,7 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 				reservations = append(reservations, [2]int64{t.Sched.DLRuntime, t.Sched.DLPeriod})
 			}
 		}
-		if i, why := dlAdmit(vcpus, sched.RTRuntimeUs, sched.RTPeriodUs, reservations); i >= 0 && policy == "linux" {
+		if i, why := dlAdmit(vcpus, sched.RTRuntimeUs, sched.RTPeriodUs, reservations); i >= 0 && policy != "osv" {
 			return nil, at(tp, t.Pos, "its thread %d of %d: %s", i-(len(reservations)-t.Instance)+1, t.Instance, why)
 		}
 		if threads += t.Instance; threads > rtappMaxThreads {
@@ -113,13 +113,14 @@ func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.
 				// not a deadline reservation, which admission control
 				// takes once, at the start.
 				midRun := policy == "linux" && s.Policy != rtapp.SchedDeadline && t.Sched.Policy != rtapp.SchedDeadline
-				if err := rtappSched(s, policy, midRun || s.Priority == t.Sched.Priority); err != "" {
+				changes := !midRun && otherIfEmpty(s.Policy) != otherIfEmpty(t.Sched.Policy)
+				if err := rtappSched(s, policy, midRun || s.Priority == t.Sched.Priority); err != "" && !(changes && policy != "osv") {
 					return nil, at(pp, ph.Pos, "%s", err)
 				}
 				if ph.Sched.DLRuntime != 0 && (s.DLRuntime != t.Sched.DLRuntime || s.DLPeriod != t.Sched.DLPeriod || s.DLDeadline != t.Sched.DLDeadline) {
 					return nil, at(pp, ph.Pos, "changes dl-runtime, dl-period or dl-deadline mid-run: a task's slice or reservation is set once, at its start")
 				}
-				if !midRun && otherIfEmpty(s.Policy) != otherIfEmpty(t.Sched.Policy) {
+				if changes {
 					return nil, at(pp, ph.Pos, "changes the policy mid-run (%s, the task has %s): under sched.policy=%s a task's policy is set once, at its start (sched.policy=linux models changes, but not to or from SCHED_DEADLINE)", otherIfEmpty(s.Policy), otherIfEmpty(t.Sched.Policy), policy)
 				}
 			}
@@ -203,20 +204,22 @@ func otherIfEmpty(p rtapp.Policy) rtapp.Policy {
 // one: the linux reference's fair class (sched_prio_to_weight), and a
 // sched_ext policy of the scenario's own (sched.policy=scx) through p.weight
 // (ScxWeightOfNice); OSv has no nice and the Go scx_simple charges time
-// unweighted, so there a nice would be silently ignored.
+// unweighted, so there a nice would be silently ignored. SCHED_FIFO, RR
+// and DEADLINE run in Linux's own classes under linux and under a sched_ext
+// policy, which they preempt (scx_classes.go); OSv's are not modelled.
 // asTask is false for a phase whose nice differs from its task's: a task's
 // weight is set once, at its start.
 func rtappSched(s rtapp.Sched, policy string, asTask bool) string {
 	switch {
 	case (s.Policy == rtapp.SchedDeadline || s.Policy.RealTime()) && policy == "osv":
-		return string(s.Policy) + " is refused under sched.policy=osv: OSv's real-time priorities (thread::set_realtime_priority in core/sched.cc) are not modelled"
-	case (s.Policy == rtapp.SchedDeadline || s.Policy.RealTime()) && policy != "linux":
-		return string(s.Policy) + " is refused under sched.policy=" + policy + ": a real-time or deadline task preempting sched_ext tasks (cpu_release, cpu_acquire) is not modelled yet; sched.policy=linux models the classes"
-	case s.Policy != rtapp.SchedOther && s.Policy != "" && policy != "linux":
+		return string(s.Policy) + " is refused under sched.policy=osv: OSv's scheduler has real-time priorities of its own (thread::set_realtime_priority and set_realtime_time_slice in core/sched.cc), which the OSv policy does not model, and no deadline class; sched.policy=linux, scx or scx_simple run it in Linux's classes"
+	case (s.Policy == rtapp.SchedBatch || s.Policy == rtapp.SchedIdle) && policy != "linux":
 		return string(s.Policy) + " is refused under sched.policy=" + policy + ": SCHED_BATCH and SCHED_IDLE are the fair class's (weights and wake-up preemption), which only sched.policy=linux models"
+	case s.Policy.RealTime() && s.Priority != 0 && !asTask:
+		return "priority " + strconv.Itoa(s.Priority) + " is refused in a phase under sched.policy=" + policy + ": a task's real-time priority is set once, at its start, except under sched.policy=linux; give it on the task"
 	case s.Priority != 0 && !asTask:
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused in a phase: a task's nice (its weight) is set once, at its start; give it on the task"
-	case s.Priority != 0 && policy != "scx" && policy != "linux":
+	case s.Priority != 0 && !s.Policy.RealTime() && policy != "scx" && policy != "linux":
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is refused under sched.policy=" + policy + ": that scheduler weighs no tasks (the built-in scx_simple charges time unweighted, OSv has no nice), so a nice would be silently ignored; use 0, sched.policy=linux (the fair class's weights), or sched.policy=scx with a policy that reads p.weight (examples/policies/scx_simple.star)"
 	case !s.Policy.RealTime() && (s.Priority < -20 || s.Priority > 19):
 		return "priority (nice) " + strconv.Itoa(s.Priority) + " is out of range: a nice is -20 to 19"

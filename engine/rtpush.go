@@ -112,17 +112,10 @@ func (s *Sim) pullRT(c *cpu) bool {
 		if o == c {
 			continue
 		}
-		for _, t := range o.rq {
-			if t.class == classFair {
-				break
-			}
-			if t.pinned || t.class == classDL && !dlRunnable(t) || t.class == classRT && (!rtRunnable(o) || !rtRunnable(c)) {
-				continue
-			}
-			if best == nil || runsBefore(t, best) {
-				best = t
-			}
-			break // the first runnable one is the CPU's most urgent
+		if t := pullable(c, o, o.hiq); t != nil && (best == nil || runsBefore(t, best)) {
+			best = t
+		} else if t := pullable(c, o, o.rq); t != nil && (best == nil || runsBefore(t, best)) {
+			best = t
 		}
 	}
 	if best == nil {
@@ -134,4 +127,19 @@ func (s *Sim) pullRT(c *cpu) bool {
 	s.decide(DecNewidlePull, c.id, from, best.id, "pull_rt_task: a CPU about to run fair work takes a real-time task waiting on another", 0)
 	s.rqInsert(c, best)
 	return true
+}
+
+// pullable is the most urgent RT or DL task of queue q (o's hiq or rq) that
+// may move to c, or nil.
+func pullable(c, o *cpu, q []*thread) *thread {
+	for _, t := range q {
+		if t.class == classFair {
+			return nil
+		}
+		if t.pinned || t.class == classDL && !dlRunnable(t) || t.class == classRT && (!rtRunnable(o) || !rtRunnable(c)) {
+			continue
+		}
+		return t // the first runnable one is the CPU's most urgent
+	}
+	return nil
 }

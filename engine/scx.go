@@ -100,6 +100,12 @@ type ScxKernel struct {
 	next       []*thread
 	chosen     []bool // the reschedule chose (next) before prev was put
 	dispatched int
+	// abovePut: a higher class's task preempts the CPU's sched_ext task,
+	// whose balance ran; its put and the pick follow (scx_classes.go).
+	abovePut []bool
+	// released: the ext class left the CPU for a higher one and the policy
+	// was told (rq->scx.cpu_released), until its next balance there.
+	released []bool
 
 	timerAt  int64 // when the policy's timer fires, or -1
 	timerCPU int
@@ -131,7 +137,7 @@ func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
 	k := &ScxKernel{s: s, ops: ops, defined: ops.Defined(), flags: ops.Flags(), rule: parseSyncRule(s.sc.Sched.WakeSync),
 		sliceNs: s.sc.Sched.ScxSliceUs * 1000, thisCPU: -1, wakeLocal: -1, timerAt: -1, exitNs: -1,
 		claimed: make([]bool, len(s.cpus)), left: make([]*thread, len(s.cpus)), next: make([]*thread, len(s.cpus)),
-		chosen: make([]bool, len(s.cpus))}
+		chosen: make([]bool, len(s.cpus)), abovePut: make([]bool, len(s.cpus)), released: make([]bool, len(s.cpus))}
 	k.global.id = ScxDSQGlobal
 	k.builtinIdle = k.defined&ScxOpUpdateIdle == 0 || k.flags&ScxOpsKeepBuiltinIdle != 0 // scx_idle_enable
 	k.idleSeen = make([]bool, len(s.cpus))
@@ -231,6 +237,9 @@ const (
 // enqueue_task_scx): select_cpu (or select_cpu_dfl), the move to the CPU it
 // returned, runnable, and enqueue unless select_cpu inserted the task.
 func (k *ScxKernel) placeWake(s *Sim, t *thread, from int, sync bool) placement {
+	if t.class != classFair && k.fair == nil {
+		return s.placeRT(t) // its own class places it (scx_classes.go)
+	}
 	if k.fair != nil || !k.ensureEnabled(t) {
 		return k.fair.placeWake(s, t, from, sync)
 	}

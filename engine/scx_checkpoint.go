@@ -36,8 +36,9 @@ func (k *ScxKernel) ckSave(w *ckWriter) {
 		w.iv(st.dsq)
 		w.bool(st.enabled)
 	}
-	for _, c := range k.claimed {
+	for i, c := range k.claimed {
 		w.bool(c)
+		w.bool(k.released[i])
 	}
 	for i, seen := range k.idleSeen {
 		w.bool(seen)
@@ -82,6 +83,7 @@ func (k *ScxKernel) ckLoad(r *ckReader, s *Sim) {
 	}
 	for i := range k.claimed {
 		k.claimed[i] = r.bool()
+		k.released[i] = r.bool()
 	}
 	for i := range k.idleSeen {
 		k.idleSeen[i] = r.bool()

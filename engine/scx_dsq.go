@@ -310,6 +310,15 @@ func (k *ScxKernel) eject(reason string) {
 			s.rqInsert(s.cpus[t.cpu], t)
 		}
 	}
+	for _, c := range s.cpus {
+		// The RT and DL tasks sched_ext's classes kept on hiq join the
+		// fair class's queue, where the linux policy orders every class.
+		hi := c.hiq
+		c.hiq = nil
+		for _, t := range hi {
+			s.linuxInsert(c, t)
+		}
+	}
 	k.global.q = nil
 	k.dsqs = nil
 	s.m.sharedWaiting(s, -s.m.nSharedWaiting)

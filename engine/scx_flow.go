@@ -48,6 +48,12 @@ func (k *ScxKernel) yieldAtStepEnd(s *Sim, c *cpu) bool {
 	}
 	c.cfs.resched = false
 	t := c.cur
+	if t.class != classFair {
+		return hiNext(c) != t // an RT or DL task runs: its classes decide (scx_classes.go)
+	}
+	if k.aboveWaits(c) {
+		return k.yieldToAbove(c, t)
+	}
 	found := k.balance(c, t)
 	if k.fair != nil {
 		return k.fair.yieldAtStepEnd(s, c)
@@ -94,6 +100,9 @@ func (k *ScxKernel) preemptReason() string {
 // left, runnable or not (prev_on_scx).
 func (k *ScxKernel) balance(c *cpu, prev *thread) bool {
 	s := k.s
+	if !k.acquire(c) {
+		return false
+	}
 	if prev != nil && k.sliceLeft(prev) > 0 {
 		return true
 	}
@@ -149,6 +158,16 @@ func (k *ScxKernel) requeue(s *Sim, c *cpu, t *thread) {
 		k.fair.requeue(s, c, t)
 		return
 	}
+	if t.class != classFair {
+		// An RT or DL task: a preempted one keeps the head of its
+		// priority (put_prev_task_rt), as under the linux policy.
+		k.s.putPrevRunnable(c, t)
+		return
+	}
+	if c != nil && k.abovePut[c.id] {
+		k.putForAbove(c, t)
+		return
+	}
 	if c == nil {
 		// A wake queued on a shared DSQ: the task is on its selected CPU's
 		// runqueue, which wakeup_preempt reschedules when it runs the idle
@@ -197,6 +216,16 @@ func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
 	}
 	k.claimed[c.id] = false
 	var t *thread
+	balanced := false
+	if s.nrRT > 0 {
+		var above *thread
+		if above, balanced = k.pickAbove(c); above != nil {
+			return above
+		}
+		if k.fair != nil {
+			return k.fair.pick(s, c)
+		}
+	}
 	if k.chosen[c.id] {
 		// The reschedule chose before prev was put: its choice, or, after
 		// an ENQ_LAST put, whatever that put on the local DSQ (an idle
@@ -206,7 +235,9 @@ func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
 			t = rqPopHead(s, c)
 		}
 	} else {
-		k.balance(c, nil)
+		if !balanced {
+			k.balance(c, nil)
+		}
 		t = rqPopHead(s, c)
 	}
 	k.left[c.id] = nil
@@ -246,6 +277,11 @@ func (k *ScxKernel) putBackNext(c *cpu) {
 // the dispatch that follows.
 func (k *ScxKernel) blocked(s *Sim, c *cpu, t *thread) {
 	if k.fair != nil {
+		k.fair.blocked(s, c, t) // ejected: the fair class's dequeue_task
+		return
+	}
+	if t.class != classFair {
+		k.blockedAbove(t)
 		return
 	}
 	k.chargeSlice(t, c)

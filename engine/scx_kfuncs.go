@@ -338,8 +338,8 @@ func (k *ScxKernel) kickFrom(c *cpu, flags int64, from int) {
 		// kick_one_cpu: KICK_PREEMPT zeroes the running task's slice; any
 		// kick makes the CPU schedule (resched_curr), whose balance keeps a
 		// task that has slice left.
-		if flags&ScxKickPreempt != 0 {
-			k.setSlice(c.cur, 0)
+		if flags&ScxKickPreempt != 0 && c.cur.class == classFair {
+			k.setSlice(c.cur, 0) // only a sched_ext task has a slice to expire
 		}
 		c.cfs.resched = true
 	}
@@ -470,7 +470,8 @@ func (k *ScxKernel) watchdog() {
 		if since < 0 {
 			since = t.requeuedAtNs
 		}
-		if since >= 0 && t.state != ThreadRunning && t.state != ThreadBlocked && s.now-since > k.watchdogNs {
+		// Only the ext class's tasks are watched (rq->scx.runnable_list).
+		if since >= 0 && t.class == classFair && t.state != ThreadRunning && t.state != ThreadBlocked && s.now-since > k.watchdogNs {
 			k.eject(fmt.Sprintf("watchdog: runnable task stall: pid %d (%s) has not run for %s ms (the timeout is %s ms)",
 				t.id, t.name, fmtMs(s.now-since), fmtMs(k.watchdogNs)))
 			return

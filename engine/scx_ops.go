@@ -23,6 +23,8 @@ const (
 	ScxOpUpdateIdle
 	ScxOpTick
 	ScxOpTimer
+	ScxOpCPUAcquire
+	ScxOpCPURelease
 )
 
 // ScxOpSet is the set of callbacks a policy defines; the core calls only
@@ -32,7 +34,7 @@ const (
 type ScxOpSet = ScxOp
 
 var scxOpNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
-	"running", "stopping", "quiescent", "update_idle", "tick", "timer"}
+	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release"}
 
 func (o ScxOp) String() string {
 	for i, n := range scxOpNames {
@@ -62,6 +64,9 @@ const (
 	ScxEnqHead    int64 = 1 << 4 // SCX_ENQ_HEAD: the head of a FIFO DSQ
 	ScxEnqPreempt int64 = 1 << 5 // SCX_ENQ_PREEMPT: preempt the target CPU's task
 	ScxEnqLast    int64 = 1 << 6 // SCX_ENQ_LAST
+	// ScxEnqReenq marks an enqueue of a task scx_bpf_reenqueue_local sent
+	// back from a local DSQ (SCX_ENQ_REENQ, scx_classes.go).
+	ScxEnqReenq int64 = 1 << 7
 
 	ScxDeqSleep int64 = 1 << 0 // SCX_DEQ_SLEEP: the task blocks (DEQUEUE_SLEEP)
 
@@ -105,6 +110,13 @@ type ScxOps interface {
 	UpdateIdle(k *ScxKernel, cpu int, idle bool) error
 	Tick(k *ScxKernel, p ScxTask) error
 	Timer(k *ScxKernel) error
+	// CPUAcquire runs when the ext class balances again on a CPU that a
+	// higher class took (cpu_acquire); CPURelease when a real-time or
+	// deadline task (next) takes cpu from the ext class (cpu_release,
+	// reason ScxCPUPreemptRT or ScxCPUPreemptDL), the one place
+	// ReenqueueLocal may be called.
+	CPUAcquire(k *ScxKernel, cpu int) error
+	CPURelease(k *ScxKernel, cpu int, reason int64, next ScxTask) error
 	// SaveState returns the policy's own state for a checkpoint (nil when it
 	// has none), and an error naming what cannot be saved; LoadState reads it
 	// back into a policy made fresh from the same source.
@@ -136,8 +148,12 @@ func (ScxNoOps) Quiescent(*ScxKernel, ScxTask, int64) error { return nil }
 func (ScxNoOps) UpdateIdle(*ScxKernel, int, bool) error     { return nil }
 func (ScxNoOps) Tick(*ScxKernel, ScxTask) error             { return nil }
 func (ScxNoOps) Timer(*ScxKernel) error                     { return nil }
-func (ScxNoOps) SaveState() ([]byte, error)                 { return nil, nil }
-func (ScxNoOps) LoadState(data []byte) error                { return nil }
+func (ScxNoOps) CPUAcquire(*ScxKernel, int) error           { return nil }
+func (ScxNoOps) CPURelease(*ScxKernel, int, int64, ScxTask) error {
+	return nil
+}
+func (ScxNoOps) SaveState() ([]byte, error)  { return nil, nil }
+func (ScxNoOps) LoadState(data []byte) error { return nil }
 
 // ScxTask is a task as a policy sees it (struct task_struct's scx part). The
 // zero value is no task.

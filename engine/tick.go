@@ -30,7 +30,7 @@ func (s *Sim) tick(c *cpu) {
 		c.cfs.tickAt = -1
 		return
 	}
-	if k, ok := s.pol.(*ScxKernel); ok {
+	if k, ok := s.pol.(*ScxKernel); ok && c.cur.class == classFair {
 		k.tick(c) // task_tick_scx (scx_flow.go)
 	}
 	c.cfs.tickAt = s.now + s.tickNs

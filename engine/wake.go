@@ -69,7 +69,7 @@ func (s *Sim) deliverWake(t *thread, from int, p placement) {
 			// point, where the wakee may preempt.
 			s.decide(DecWakePlace, from, p.cpu, t.id, p.reason, 0)
 			s.rqInsert(tc, t)
-			if s.fair && !s.wakePreempt(tc, t) && t.class != classFair {
+			if (s.fair || t.class != classFair) && !s.wakePreempt(tc, t) && t.class != classFair {
 				s.pushRT(tc, t)
 			}
 			return
@@ -80,8 +80,8 @@ func (s *Sim) deliverWake(t *thread, from int, p placement) {
 	// A wake "from" a CPU that runs nothing cannot be that CPU's (only a test
 	// makes one): it is treated as a wake from elsewhere.
 	s.decide(DecWakePlace, max(from, 0), p.cpu, t.id, p.reason, 0)
-	if s.fair && tc.cur != nil {
-		s.wakeBusyFair(tc, t, from)
+	if (s.fair || t.class != classFair) && tc.cur != nil {
+		s.wakeBusyFair(tc, t, from) // under sched_ext, an RT or DL wakee's wakeup_preempt
 		return
 	}
 	s.enqueueRemote(tc, t, from, remoteWake)

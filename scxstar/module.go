@@ -30,6 +30,7 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		"KICK_IDLE":             starlark.MakeInt64(engine.ScxKickIdle),
 		"KICK_PREEMPT":          starlark.MakeInt64(engine.ScxKickPreempt),
 	}
+	addClassesAbove(m)
 	fn := func(name string, f func(k *engine.ScxKernel, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) {
 		m[name] = starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if p.k == nil {
@@ -162,6 +163,13 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 			return f(k), nil
 		})
 	}
+	fn("reenqueue_local", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
+		if err := starlark.UnpackArgs("reenqueue_local", args, kw); err != nil {
+			return nil, err
+		}
+		n, err := k.ReenqueueLocal()
+		return starlark.MakeInt(n), err
+	})
 	noArgs("this_cpu", func(k *engine.ScxKernel) starlark.Value { return starlark.MakeInt(k.ThisCPU()) })
 	noArgs("nr_cpus", func(k *engine.ScxKernel) starlark.Value { return starlark.MakeInt(k.NrCPUs()) })
 	noArgs("now", func(k *engine.ScxKernel) starlark.Value { return starlark.MakeInt64(k.NowNs()) })

@@ -22,7 +22,7 @@ const (
 
 // callbacks are the ops a policy may define, in engine.ScxOp bit order.
 var callbackNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
-	"running", "stopping", "quiescent", "update_idle", "tick", "timer"}
+	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release"}
 
 // Policy is a compiled Starlark policy: engine.ScxOps over its callbacks.
 type Policy struct {
