@@ -14,16 +14,16 @@ type Machine struct {
 	// VCPUs out (decoding sets it to the product); one that gives both must
 	// agree. topology.go numbers the CPUs. No scheduling decision reads the
 	// topology yet (issue 34): it changes the CPU count and nothing else.
-	Topology string `json:"topology,omitzero"`
+	Topology string `json:"topology,omitzero" key:"appended"`
 	// Capacity is each CPU's capacity, in CPU order, on the kernel's scale
 	// (SCHED_CAPACITY_SCALE: 1024 is full speed, the default); empty: all
 	// 1024. Four big and four little CPUs: [1024,1024,1024,1024,512,512,512,512].
 	// Data only, as Topology.
-	Capacity []int `json:"capacity,omitzero"`
+	Capacity []int `json:"capacity,omitzero" key:"appended"`
 	// NUMADistance is the node distance matrix, row a column b being the
 	// kernel's node_distance(a, b) (ACPI SLIT, what numactl -H shows), a row
 	// per node; empty: 10 to itself, 20 to any other. Data only, as Topology.
-	NUMADistance [][]int `json:"numa_distance,omitzero"`
+	NUMADistance [][]int `json:"numa_distance,omitzero" key:"appended"`
 	// Platform is "native" (halt is cheap) or "kvm" (halt is a VM exit).
 	Platform string `json:"platform"`
 	// HostHaltPollNs is KVM's halt_poll_ns maximum; 0 disables host halt polling.

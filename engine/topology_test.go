@@ -223,6 +223,39 @@ func TestTopologySetsVCPUs(t *testing.T) {
 	}
 }
 
+// TestScenarioKeyKeptOnFlatMachines: the topology fields leave a flat
+// machine's scenario key as it was before them (checkpoints saved then
+// still resume), and each of them, set, changes it.
+func TestScenarioKeyKeptOnFlatMachines(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sc   Scenario
+		want string // the key before the topology fields
+	}{
+		{"default", DefaultScenario(), "23388b375437669b6ddd12a41d83ae07"},
+		{"hackbench", loadExample(t, "hackbench"), "9dbfca23ef7e255ee09401b488b61c42"},
+	} {
+		if got := tc.sc.Key().String(); got != tc.want {
+			t.Errorf("%s: key %s, was %s", tc.name, got, tc.want)
+		}
+	}
+	flat := DefaultScenario()
+	flat.Machine.VCPUs = 16
+	seen := map[ScenarioKey]string{flat.Key(): "flat"}
+	for name, change := range map[string]func(m *Machine){
+		"topology":      func(m *Machine) { m.Topology = "1n2l4c2t" },
+		"capacity":      func(m *Machine) { m.Capacity = slices.Repeat([]int{1024}, 16) },
+		"numa_distance": func(m *Machine) { m.NUMADistance = [][]int{{10}} },
+	} {
+		sc := flat
+		change(&sc.Machine)
+		if other, ok := seen[sc.Key()]; ok {
+			t.Errorf("%s set has %s's key", name, other)
+		}
+		seen[sc.Key()] = name
+	}
+}
+
 // FuzzParseTopology: any string either parses to a shape that writes back
 // as the same string and builds a consistent table, or fails; it never
 // panics.
