@@ -16,7 +16,11 @@ import (
 // (playground/runner), and Scenario.Key digests it: one walker in the
 // engine worker's download instead of two. Any other kind is a programming
 // error.
-func AppendBinaryValue(b []byte, v reflect.Value) []byte {
+func AppendBinaryValue(b []byte, v reflect.Value) []byte { return appendBinary(b, v, false) }
+
+// appendBinary is AppendBinaryValue; keyed leaves out the struct fields
+// tagged key:"appended", which Scenario.Key digests after the rest.
+func appendBinary(b []byte, v reflect.Value, keyed bool) []byte {
 	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {
@@ -34,8 +38,8 @@ func AppendBinaryValue(b []byte, v reflect.Value) []byte {
 		return append(b, v.String()...)
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				b = AppendBinaryValue(b, v.Field(i))
+			if f := v.Type().Field(i); f.IsExported() && !(keyed && f.Tag.Get("key") == "appended") {
+				b = appendBinary(b, v.Field(i), keyed)
 			}
 		}
 		return b
@@ -47,7 +51,7 @@ func AppendBinaryValue(b []byte, v reflect.Value) []byte {
 			b = binary.AppendUvarint(b, uint64(v.Len())+1)
 		}
 		for i := range v.Len() {
-			b = AppendBinaryValue(b, v.Index(i))
+			b = appendBinary(b, v.Index(i), keyed)
 		}
 		return b
 	case reflect.Map:
@@ -63,8 +67,8 @@ func AppendBinaryValue(b []byte, v reflect.Value) []byte {
 			return 1
 		})
 		for _, k := range keys {
-			b = AppendBinaryValue(b, k)
-			b = AppendBinaryValue(b, v.MapIndex(k))
+			b = appendBinary(b, k, keyed)
+			b = appendBinary(b, v.MapIndex(k), keyed)
 		}
 		return b
 	}

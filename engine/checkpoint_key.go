@@ -38,7 +38,25 @@ func (sc Scenario) Key() ScenarioKey {
 	h := fnv.New128a()
 	var buf []byte
 	buf = append(buf, "schedplay scenario key 1\n"...)
-	buf = AppendBinaryValue(buf, reflect.ValueOf(sc))
+	buf = appendBinary(buf, reflect.ValueOf(sc), true)
+	// Fields added after the key's first form (key:"appended", the
+	// machine's topology) follow the rest, and only when one is set: a
+	// scenario without them keeps the key it had, so checkpoints saved
+	// before them still resume. The rest is self-delimiting, so nothing
+	// after it can be mistaken for any of it.
+	var late []byte
+	set := false
+	m := reflect.ValueOf(sc.Machine)
+	for i := range m.NumField() {
+		if m.Type().Field(i).Tag.Get("key") == "appended" {
+			late = AppendBinaryValue(late, m.Field(i))
+			set = set || !m.Field(i).IsZero()
+		}
+	}
+	if set {
+		buf = append(buf, "appended\n"...)
+		buf = append(buf, late...)
+	}
 	h.Write(buf)
 	var k ScenarioKey
 	h.Sum(k[:0])

@@ -81,6 +81,7 @@ func decodeScenario(maxDurationMs int64, sized bool, data []byte, sets ...string
 			return Scenario{}, err
 		}
 	}
+	sc.Machine.settle(data)
 	if limit > MaxDurationMs {
 		sc.maxDurationMs = limit
 	}
@@ -400,6 +401,13 @@ func applyKnobs(data []byte, sets []string) ([]byte, error) {
 			obj = next
 		}
 		obj[parts[len(parts)-1]] = v
+		if path == "machine.topology" {
+			// The CPU count follows the shape, as a document that gives a
+			// topology and no vcpus gets it (Machine.settle).
+			if t, err := ParseTopology(value); err == nil {
+				obj["vcpus"] = t.CPUs()
+			}
+		}
 	}
 	return json.Marshal(doc, json.Deterministic(true))
 }

@@ -218,6 +218,7 @@ func FuzzDecodeScenario(f *testing.F) {
 	f.Add([]byte(`{"version":1}`), "machine.vcpus=0")
 	f.Add([]byte(`{"version":1,"machine":{"vcpus":1e400}}`), "")
 	f.Add([]byte(`{"version":1,"arms":[{"name":"x","set":{"a.b":"c"}}]}`), "sched.wake_pull=yes")
+	f.Add([]byte(`{"version":1,"machine":{"topology":"2n2l1c2t","capacity":[1024,1024,512,512],"numa_distance":[[10,20],[20,10]]}}`), "machine.topology=1n2l4c2t")
 	f.Add([]byte(`{"version":1,"workload":{"waker_cpu":3},"arms":[{"name":"x","set":{"machine.vcpus":"2"}},{"name":"y","set":{}}]}`), "seed=2")
 	f.Fuzz(func(t *testing.T, data []byte, knob string) {
 		var sets []string

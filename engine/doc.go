@@ -16,6 +16,9 @@
 // wakeup, pull request or donation. The platform (native or kvm) prices everything
 // in Costs; under KVM a halt is a VM exit and waking a halted vCPU costs the host
 // scheduling it back in, unless the host catches the wake while it halt-polls.
+// The machine's topology (topology.go: NUMA nodes, LLCs, cores, SMT threads, each
+// CPU's capacity, node distances) is flat by default and, so far, data only: no
+// rule reads it yet (issue 34).
 //
 // # Time
 //

@@ -59,6 +59,10 @@ type Knob struct {
 	// (sched.policy=scx needs a policy's source, which a page control cannot
 	// give).
 	accepts []string
+	// check, for a choice knob that takes more values than it could list,
+	// accepts the others (machine.topology: any shape in ktstr's notation)
+	// or says why not.
+	check func(value string) error
 	// durationBound: the knob's Max is MaxDurationMs (or just under it),
 	// and grows with a scenario's longer limit (Scenario.DurationLimitMs).
 	durationBound bool
@@ -212,7 +216,13 @@ func KnobValue(path, value string) (any, error) {
 		}
 		return f, nil
 	}
-	if !slices.Contains(k.Choices, value) && !slices.Contains(k.accepts, value) {
+	switch {
+	case slices.Contains(k.Choices, value) || slices.Contains(k.accepts, value):
+	case k.check != nil:
+		if err := k.check(value); err != nil {
+			return nil, fieldErr(path, "%v", err)
+		}
+	default:
 		return nil, fieldErr(path, "%q is not one of %v", quoteBounded(value), k.Choices)
 	}
 	return value, nil
@@ -289,8 +299,14 @@ func (v *validator) checkRanges(sc *Scenario) {
 		case KindFloat:
 			v.floatRange(k.Path, val.Float(), k.Min, k.Max)
 		case KindChoice:
-			if !slices.Contains(k.accepts, val.String()) {
-				v.oneOf(k.Path, val.String(), k.Choices...)
+			switch s := val.String(); {
+			case slices.Contains(k.accepts, s):
+			case k.check != nil:
+				if err := k.check(s); err != nil {
+					v.fail(k.Path, "%v", err)
+				}
+			default:
+				v.oneOf(k.Path, s, k.Choices...)
 			}
 		}
 	}

@@ -21,7 +21,10 @@ type Sim struct {
 	// pcg is rng's source, kept so a checkpoint can save its state (checkpoint.go).
 	pcg *rand.PCG
 
-	cpus     []*cpu
+	cpus []*cpu
+	// topo is the machine's topology table (topology.go): built from the
+	// scenario, read by no scheduling decision yet (issue 34).
+	topo     *TopoTable
 	threads  []*thread
 	kthreads []kernelThread // by thread.local of the per-CPU kernel threads
 	pol      policy
@@ -166,6 +169,7 @@ func newSimBase(sc Scenario, ops ScxOps) *Sim {
 	s.vis.init(4096)
 	s.dec.init(1024)
 	s.m.init(s)
+	s.topo = mustTopoTable(sc.Machine)
 	for i := range sc.Machine.VCPUs {
 		s.cpus = append(s.cpus, newCPU(s, i))
 	}
@@ -173,6 +177,11 @@ func newSimBase(sc Scenario, ops ScxOps) *Sim {
 	s.timeSlices = s.pol.timeSlices() // asked once per step otherwise
 	return s
 }
+
+// Topology is the machine's topology table: each CPU's node, LLC, core, SMT
+// siblings and capacity, and the node distances. It never changes during a
+// run, and its methods only read it.
+func (s *Sim) Topology() *TopoTable { return s.topo }
 
 // Scenario returns the scenario the simulation runs.
 func (s *Sim) Scenario() Scenario { return s.sc }

@@ -16,6 +16,13 @@ func (sc *Scenario) Validate() error {
 	v := validator{}
 	v.intEq("version", int64(sc.Version), SchemaVersion)
 	v.checkRanges(sc)
+	if v.err == nil {
+		// machine.vcpus against machine.topology, machine.capacity and
+		// machine.numa_distance: the table's own checks.
+		if _, err := NewTopoTable(sc.Machine); err != nil {
+			v.err = err
+		}
+	}
 
 	v.intRange("warmup_ms", sc.WarmupMs, 0, sc.DurationMs-1)
 	// The series has at most MaxDurationMs buckets (the page's longest run
