@@ -20,6 +20,9 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 	w.iv(s.finishedNs)
 	w.n(s.nrRT)
 	w.iv(s.rtPeriodAt)
+	for _, b := range s.llcIdleCores {
+		w.bool(b)
+	}
 
 	w.n(len(s.threads))
 	for _, t := range s.threads {
@@ -120,6 +123,9 @@ func (s *Sim) ckLoad(r *ckReader) {
 	s.finishedNs = r.intIn(-1, s.end)
 	s.nrRT = r.n(maxCkThreads + 1) // written with n (uvarint), as every count
 	s.rtPeriodAt = r.intIn(-1, 1<<62)
+	for i := range s.llcIdleCores {
+		s.llcIdleCores[i] = r.bool()
+	}
 
 	r.in("threads", -1)
 	n := r.count(14, maxCkThreads)

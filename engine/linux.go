@@ -12,7 +12,9 @@ package engine
 // Wake placement is wake-affine (a sync wakeup from a CPU running only the
 // waker targets the waker's CPU; an idle waker CPU or idle previous CPU is
 // preferred), then select_idle_sibling (target if idle, previous CPU if idle,
-// else the first idle CPU after the target; the whole machine is one LLC).
+// else the first idle CPU after the target in its LLC, a whole idle core
+// first on an SMT machine); fork placement walks the sched domains
+// (find_idlest_group). Both are in linux_topo.go.
 // Balancing is newidle balancing (a CPU about to go idle pulls the tail of the
 // busiest runqueue, with no IPI).
 //
@@ -39,10 +41,13 @@ func linuxBaseSliceNs(sc Scenario) int64 {
 	return sc.Sched.BaseSliceUs * 1000 * factor
 }
 
-// linuxIdle is idle_cpu(): running the idle task with nothing queued. A CPU still
-// spending the overhead of the task that left it (payDebt) is not idle yet.
+// linuxIdle is idle_cpu() (kernel/sched/core.c): running the idle task
+// (rq->curr == rq->idle, an interrupt taken in the idle loop included), with
+// nothing queued (nr_running) and no wake on its way (ttwu_pending, the
+// engine's incoming list). A CPU still spending the overhead of the task
+// that left it (payDebt) is not idle yet.
 func linuxIdle(c *cpu) bool {
-	return c.cur == nil && c.state != CPUIRQ && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0
+	return c.cur == nil && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0
 }
 
 func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placement {
@@ -55,10 +60,10 @@ func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placemen
 		return s.placeRT(t)
 	}
 	target := prev
-	if from >= 0 && !t.pinned {
+	if from >= 0 && !t.pinned && s.wakeAffine(from, prev) {
 		switch wc := s.cpus[from]; {
-		case linuxIdle(wc):
-			target = from
+		case linuxIdle(wc) && s.sameLLC(from, prev):
+			target = from // wake_affine_idle: only within the LLC
 		case sync && wc.cur != nil && len(wc.rq)+len(wc.incoming) == 0:
 			target = from // wake_affine_idle: the waker is about to sleep
 		}
@@ -66,17 +71,8 @@ func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placemen
 	if t.pinned {
 		return placement{cpu: prev, reason: "pinned"}
 	}
-	if linuxIdle(s.cpus[target]) {
-		return placement{cpu: target, reason: "select_idle_sibling: the wake-affine target is idle"}
-	}
-	if prev != target && linuxIdle(s.cpus[prev]) {
-		return placement{cpu: prev, reason: "select_idle_sibling: the previous CPU is idle"}
-	}
-	n := len(s.cpus)
-	for i := 1; i < n; i++ {
-		if c := s.cpus[(target+i)%n]; linuxIdle(c) {
-			return placement{cpu: c.id, reason: "select_idle_sibling: an idle CPU in the LLC"}
-		}
+	if cpu, why := s.selectIdleSibling(prev, target); cpu >= 0 {
+		return placement{cpu: cpu, reason: why}
 	}
 	if target == from {
 		return placement{cpu: target, reason: "wake-affine: sync wakeup queued behind the waker (run to parity)"}
@@ -161,6 +157,7 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 		}
 	}
 	if busiest == nil {
+		s.updateIdleCore(c)
 		return false
 	}
 	// newidle_balance is the fair class's: the last fair task that may move
@@ -172,6 +169,7 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 		}
 	}
 	if t == nil {
+		s.updateIdleCore(c)
 		return false
 	}
 	s.fairDetach(busiest, t)
@@ -197,22 +195,26 @@ func (p *linuxPolicy) blocked(s *Sim, c *cpu, t *thread) {
 }
 
 // forkPlacement is wake_up_new_task's select_task_rq(WF_FORK) for a new fair
-// task forked on CPU parent, on this flat machine: find_idlest_cpu takes an
-// idle CPU (the parent's if it is idle, else the first after it), else the
-// least loaded one (the fewest runnable tasks; the parent's on a tie, as
-// find_idlest_group keeps the local group unless another is idler).
+// task forked on CPU parent: sched_balance_find_dst_cpu walks the sched
+// domains from the highest with SD_BALANCE_FORK down, and at each takes the
+// idlest group (find_idlest_group, linux_topo.go) and in it a CPU
+// (find_idlest_group_cpu), or stays in the parent's group. On the flat
+// machine that is an idle CPU (the parent's if it is idle, else the first
+// after it), else the least loaded one (the fewest runnable tasks; the
+// parent's on a tie).
 func (s *Sim) forkPlacement(t *thread, parent int) placement {
-	n := len(s.cpus)
-	for i := range n {
-		if c := s.cpus[(parent+i)%n]; linuxIdle(c) {
-			return placement{cpu: c.id, reason: "wake_up_new_task: an idle CPU (find_idlest_cpu)"}
+	cpu := parent
+	levels := s.forkLevels()
+	numa := s.topo.shape.Nodes > 1 && s.maxNodeDistance() <= reclaimDistance
+	for i, lv := range levels {
+		g := s.findIdlestGroup(lv, cpu, numa && i == 0)
+		if g < 0 {
+			continue
 		}
+		cpu = s.findIdlestGroupCPU(g, lv.groupSize, cpu)
 	}
-	best := s.cpus[parent]
-	for i := 1; i < n; i++ {
-		if c := s.cpus[(parent+i)%n]; c.load()+len(c.incoming) < best.load()+len(best.incoming) {
-			best = c
-		}
+	if linuxIdle(s.cpus[cpu]) {
+		return placement{cpu: cpu, reason: "wake_up_new_task: an idle CPU (find_idlest_cpu)"}
 	}
-	return placement{cpu: best.id, reason: "wake_up_new_task: the least loaded CPU (find_idlest_cpu)"}
+	return placement{cpu: cpu, reason: "wake_up_new_task: the least loaded CPU (find_idlest_cpu)"}
 }

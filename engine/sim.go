@@ -22,13 +22,15 @@ type Sim struct {
 	pcg *rand.PCG
 
 	cpus []*cpu
-	// topo is the machine's topology table (topology.go): built from the
-	// scenario, read by no scheduling decision yet (issue 34).
-	topo     *TopoTable
-	threads  []*thread
-	kthreads []kernelThread // by thread.local of the per-CPU kernel threads
-	pol      policy
-	wl       workload
+	// topo is the machine's topology table (topology.go), built from the
+	// scenario; llcIdleCores is each LLC's has_idle_cores hint
+	// (linux_topo.go).
+	topo         *TopoTable
+	llcIdleCores []bool
+	threads      []*thread
+	kthreads     []kernelThread // by thread.local of the per-CPU kernel threads
+	pol          policy
+	wl           workload
 
 	// Decayed runtime (OSv's thread_runtime, core/sched.cc): running from t0 to t1
 	// adds prio*tau*(S(t1)-S(t0)) to a thread's vr, where S(t) = e^((t-base)/tau)
@@ -170,6 +172,10 @@ func newSimBase(sc Scenario, ops ScxOps) *Sim {
 	s.dec.init(1024)
 	s.m.init(s)
 	s.topo = mustTopoTable(sc.Machine)
+	s.llcIdleCores = make([]bool, s.topo.shape.LLCs)
+	for i := range s.llcIdleCores {
+		s.llcIdleCores[i] = true // every core is idle at boot
+	}
 	for i := range sc.Machine.VCPUs {
 		s.cpus = append(s.cpus, newCPU(s, i))
 	}
