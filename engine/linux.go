@@ -21,8 +21,8 @@ package engine
 // The real-time and deadline classes, and the class order, are rt.go,
 // rtpush.go and dl.go.
 //
-// Simplified away: the periodic and NOHZ idle balancers, SMT and cache
-// domains, wake_affine_weight, task groups.
+// Simplified away: the periodic and NOHZ idle balancers, wake_affine_weight
+// and the rest of placement docs/mechanisms.md lists.
 
 // linuxPolicy is Linux's classes; their state is the CPUs' queues (cfs, RT
 // throttling) and the threads' entities (fair, rt, dl).
@@ -63,7 +63,11 @@ func (p *linuxPolicy) placeWake(s *Sim, t *thread, from int, sync bool) placemen
 	if from >= 0 && !t.pinned && s.wakeAffine(from, prev) {
 		switch wc := s.cpus[from]; {
 		case linuxIdle(wc) && s.sameLLC(from, prev):
-			target = from // wake_affine_idle: only within the LLC
+			// wake_affine_idle: an interrupt on an idle CPU of the LLC;
+			// an idle previous CPU is kept, for its cache.
+			if !linuxIdle(s.cpus[prev]) {
+				target = from
+			}
 		case sync && wc.cur != nil && len(wc.rq)+len(wc.incoming) == 0:
 			target = from // wake_affine_idle: the waker is about to sleep
 		}
