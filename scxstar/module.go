@@ -88,7 +88,7 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		if err != nil {
 			return nil, err
 		}
-		return p.task(k, t), nil
+		return p.task(t), nil
 	})
 	fn("dsq_nr_queued", func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 		var dsq int32
@@ -197,65 +197,4 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 	// SLICE_DFL is sched.scx_slice_us (the kernel's is 20 ms, the default).
 	m["SLICE_DFL"] = starlark.MakeInt64(sliceDflNs)
 	return &starlarkstruct.Module{Name: "scx", Members: m}
-}
-
-// task is a task as a policy sees it: p.pid, p.weight, p.cpu, p.slice and
-// p.dsq_vtime (both writable), p.runtime, p.allowed(cpu).
-type task struct {
-	p *Policy
-	t engine.ScxTask
-}
-
-func (t *task) String() string        { return fmt.Sprintf("task(pid=%d)", t.t.PID()) }
-func (t *task) Type() string          { return "task" }
-func (t *task) Freeze()               {}
-func (t *task) Truth() starlark.Bool  { return true }
-func (t *task) Hash() (uint32, error) { return uint32(t.t.PID()), nil }
-
-func (t *task) Attr(name string) (starlark.Value, error) {
-	switch name {
-	case "pid":
-		return starlark.MakeInt(t.t.PID()), nil
-	case "name":
-		return starlark.String(t.t.Name()), nil
-	case "weight":
-		return starlark.MakeInt64(t.t.Weight()), nil
-	case "cpu":
-		return starlark.MakeInt(t.t.CPU()), nil
-	case "slice":
-		return starlark.MakeInt64(t.t.Slice()), nil
-	case "dsq_vtime":
-		return starlark.MakeInt64(t.t.Vtime()), nil
-	case "runtime":
-		return starlark.MakeInt64(t.t.RuntimeNs()), nil
-	case "allowed":
-		return starlark.NewBuiltin("allowed", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
-			var cpu int32
-			if err := starlark.UnpackArgs("allowed", args, kw, "cpu", &cpu); err != nil {
-				return nil, err
-			}
-			return starlark.Bool(t.t.Allowed(int(cpu))), nil
-		}), nil
-	}
-	return nil, nil
-}
-
-func (t *task) AttrNames() []string {
-	return []string{"allowed", "cpu", "dsq_vtime", "name", "pid", "runtime", "slice", "weight"}
-}
-
-func (t *task) SetField(name string, v starlark.Value) error {
-	var n int64
-	if err := starlark.AsInt(v, &n); err != nil {
-		return fmt.Errorf("task.%s: %v", name, err)
-	}
-	switch name {
-	case "slice":
-		t.t.SetSlice(n)
-	case "dsq_vtime":
-		t.t.SetVtime(n)
-	default:
-		return fmt.Errorf("task.%s cannot be set: only slice and dsq_vtime", name)
-	}
-	return nil
 }
