@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 
 	"schedplay/engine"
 )
@@ -13,7 +12,7 @@ import (
 // constants of docs/policies.md. Each helper acts on the core of the callback
 // running; called at the top level, it is an error naming it.
 
-func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
+func newModule(p *Policy, sliceDflNs int64) *module {
 	m := starlark.StringDict{
 		"DSQ_GLOBAL":            starlark.MakeInt64(engine.ScxDSQGlobal),
 		"DSQ_LOCAL":             starlark.MakeInt64(engine.ScxDSQLocal),
@@ -124,7 +123,7 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 	})
 	// SLICE_DFL is sched.scx_slice_us (the kernel's is 20 ms, the default).
 	m["SLICE_DFL"] = starlark.MakeInt64(sliceDflNs)
-	return &starlarkstruct.Module{Name: "scx", Members: m}
+	return newScxModule("scx", m)
 }
 
 // cpuIdleTuple is select_cpu_dfl's (cpu, idle), the same tuple for the same
