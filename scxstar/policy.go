@@ -56,7 +56,8 @@ const maxCallbackArgs = 3
 // column.
 func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
 	p := &Policy{name: name}
-	predeclared := starlark.StringDict{"scx": newModule(p, sliceDflNs)}
+	predeclared := minMaxBuiltins()
+	predeclared["scx"] = newModule(p, sliceDflNs)
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: false, Recursion: false}
 	_, prog, err := starlark.SourceProgramOptions(opts, name, src, predeclared.Has)
 	if err != nil {
