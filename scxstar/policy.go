@@ -21,7 +21,10 @@ const (
 	InitSteps     = 2_000_000
 )
 
-// callbacks are the ops a policy may define, in engine.ScxOp bit order.
+// callbacks are the ops a policy may define, in engine.ScxOp bit order. A
+// callback's engine.ScxOps method fills its arguments into p.argsOf(op) and
+// runs it with p.call(k, op, n); a helper is an fn(name, params, f) in
+// newModule.
 var callbackNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
 	"running", "stopping", "quiescent", "update_idle", "tick", "timer"}
 
