@@ -21,13 +21,16 @@ func addClassesAbove(m starlark.StringDict) {
 
 // CPUAcquire is cpu_acquire(cpu).
 func (p *Policy) CPUAcquire(k *engine.ScxKernel, cpu int) error {
-	_, err := p.call(k, engine.ScxOpCPUAcquire, nil, starlark.MakeInt(cpu))
+	p.argsOf(engine.ScxOpCPUAcquire)[0] = starlark.MakeInt(cpu)
+	_, err := p.call(k, engine.ScxOpCPUAcquire, 1)
 	return err
 }
 
 // CPURelease is cpu_release(cpu, reason, next): next is the real-time or
 // deadline task that takes the CPU (scx_cpu_release_args.task).
 func (p *Policy) CPURelease(k *engine.ScxKernel, cpu int, reason int64, next engine.ScxTask) error {
-	_, err := p.call(k, engine.ScxOpCPURelease, nil, starlark.MakeInt(cpu), starlark.MakeInt64(reason), p.task(k, next))
+	a := p.argsOf(engine.ScxOpCPURelease)
+	a[0], a[1], a[2] = starlark.MakeInt(cpu), starlark.MakeInt64(reason), p.task(next)
+	_, err := p.call(k, engine.ScxOpCPURelease, 3)
 	return err
 }

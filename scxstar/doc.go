@@ -13,6 +13,13 @@
 // same decisions natively and in js/wasm and cannot hang a run. A policy's
 // state is its globals' lists and dicts, which a checkpoint saves (state.go).
 //
+// A policy's callbacks run at nearly every engine event, so a call allocates
+// as little as the interpreter lets it: a task has one value, kept by pid
+// (task.go); a callback's argument tuple is reused; helpers unpack positional
+// arguments without UnpackArgs (args.go); the module and max and min have
+// shortcuts (scxmodule.go, minmax.go). None of these changes what a policy
+// computes or the steps it executes (TestStepsPinned).
+//
 // The engine does not import this package, so the page's engine worker does
 // not carry an interpreter; the CLI links it (engine.NewSimScx with Compile).
 package scxstar

@@ -3,6 +3,7 @@ package scxstar
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -20,7 +21,10 @@ const (
 	InitSteps     = 2_000_000
 )
 
-// callbacks are the ops a policy may define, in engine.ScxOp bit order.
+// callbacks are the ops a policy may define, in engine.ScxOp bit order. A
+// callback's engine.ScxOps method fills its arguments into p.argsOf(op) and
+// runs it with p.call(k, op, n); a helper is an fn(name, params, f) in
+// newModule.
 var callbackNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
 	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release"}
 
@@ -33,16 +37,30 @@ type Policy struct {
 	defined engine.ScxOpSet
 	flags   int64 // the top-level flags (sched_ext_ops.flags)
 	// k is the core during a callback (the helpers act on it), else nil.
-	k   *engine.ScxKernel
-	cur starlark.Value // the task the callback is about (print's thread)
+	k *engine.ScxKernel
+	// args are each callback's argument tuple, filled anew for every call
+	// rather than allocated: the interpreter copies a Starlark function's
+	// arguments into its frame before running it and never keeps the tuple.
+	args [len(callbackNames)][maxCallbackArgs]starlark.Value
+	// tasks are the policy's task values by pid (Policy.task).
+	tasks []*task
+	// cpuIdle are select_cpu_dfl's results by CPU, (cpu, False) and
+	// (cpu, True), made once each: a tuple is immutable, so every call that
+	// answers the same may return the same one.
+	cpuIdle [][2]starlark.Value
 }
+
+// maxCallbackArgs is the most arguments a callback takes (select_cpu's p,
+// prev_cpu, wake_flags).
+const maxCallbackArgs = 3
 
 // Compile parses and runs a policy's top level (name is what errors call the
 // file; sliceDflNs is scx.SLICE_DFL). Its errors name the file, line and
 // column.
 func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
 	p := &Policy{name: name}
-	predeclared := starlark.StringDict{"scx": newModule(p, sliceDflNs)}
+	predeclared := minMaxBuiltins()
+	predeclared["scx"] = newModule(p, sliceDflNs)
 	opts := &syntax.FileOptions{While: true, TopLevelControl: true, GlobalReassign: false, Recursion: false}
 	_, prog, err := starlark.SourceProgramOptions(opts, name, src, predeclared.Has)
 	if err != nil {
@@ -189,25 +207,28 @@ func (p *Policy) runError(where string, budget uint64, err error) error {
 	return fmt.Errorf("%s: %s\n%s", pos, msg, ee.Backtrace())
 }
 
-// call runs callback i with args under the step budget.
-func (p *Policy) call(k *engine.ScxKernel, op engine.ScxOp, cur starlark.Value, args ...starlark.Value) (starlark.Value, error) {
-	i := 0
-	for op>>i != 1 {
-		i++
-	}
-	p.k, p.cur = k, cur
-	defer func() { p.k, p.cur = nil, nil }()
+// call runs callback op under the step budget with the first n of its
+// p.args, which the caller has filled.
+func (p *Policy) call(k *engine.ScxKernel, op engine.ScxOp, n int) (starlark.Value, error) {
+	i := bits.TrailingZeros16(uint16(op))
+	p.k = k
+	defer func() { p.k = nil }()
 	budget := uint64(CallbackSteps)
 	if op == engine.ScxOpInit {
 		budget = InitSteps
 	}
 	p.thread.SetMaxExecutionSteps(p.thread.Steps + budget)
-	v, err := starlark.Call(p.thread, p.fns[i], starlark.Tuple(args), nil)
+	v, err := starlark.Call(p.thread, p.fns[i], p.args[i][:n:n], nil)
 	if err != nil {
 		p.thread.Uncancel()
 		return nil, p.runError(callbackNames[i], budget, err)
 	}
 	return v, nil
+}
+
+// argsOf is callback op's argument array, for its method to fill.
+func (p *Policy) argsOf(op engine.ScxOp) *[maxCallbackArgs]starlark.Value {
+	return &p.args[bits.TrailingZeros16(uint16(op))]
 }
 
 // Steps is the Starlark steps the policy has executed so far, its top level
@@ -223,31 +244,25 @@ func (p *Policy) print(_ *starlark.Thread, msg string) {
 	}
 }
 
-func (p *Policy) task(k *engine.ScxKernel, t engine.ScxTask) starlark.Value {
-	if !t.Valid() {
-		return starlark.None
-	}
-	return &task{p: p, t: t}
-}
-
 // The engine.ScxOps methods.
 
 func (p *Policy) Defined() engine.ScxOpSet { return p.defined }
 
 func (p *Policy) Init(k *engine.ScxKernel) error {
-	_, err := p.call(k, engine.ScxOpInit, nil)
+	_, err := p.call(k, engine.ScxOpInit, 0)
 	return err
 }
 
 func (p *Policy) Enable(k *engine.ScxKernel, t engine.ScxTask) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpEnable, v, v)
+	p.argsOf(engine.ScxOpEnable)[0] = p.task(t)
+	_, err := p.call(k, engine.ScxOpEnable, 1)
 	return err
 }
 
 func (p *Policy) SelectCPU(k *engine.ScxKernel, t engine.ScxTask, prevCPU int, wakeFlags int64) (int, error) {
-	v := p.task(k, t)
-	r, err := p.call(k, engine.ScxOpSelectCPU, v, v, starlark.MakeInt(prevCPU), starlark.MakeInt64(wakeFlags))
+	a := p.argsOf(engine.ScxOpSelectCPU)
+	a[0], a[1], a[2] = p.task(t), starlark.MakeInt(prevCPU), starlark.MakeInt64(wakeFlags)
+	r, err := p.call(k, engine.ScxOpSelectCPU, 3)
 	if err != nil {
 		return 0, err
 	}
@@ -259,52 +274,60 @@ func (p *Policy) SelectCPU(k *engine.ScxKernel, t engine.ScxTask, prevCPU int, w
 }
 
 func (p *Policy) Enqueue(k *engine.ScxKernel, t engine.ScxTask, enqFlags int64) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpEnqueue, v, v, starlark.MakeInt64(enqFlags))
+	a := p.argsOf(engine.ScxOpEnqueue)
+	a[0], a[1] = p.task(t), starlark.MakeInt64(enqFlags)
+	_, err := p.call(k, engine.ScxOpEnqueue, 2)
 	return err
 }
 
 func (p *Policy) Dispatch(k *engine.ScxKernel, cpu int, prev engine.ScxTask) error {
-	_, err := p.call(k, engine.ScxOpDispatch, nil, starlark.MakeInt(cpu), p.task(k, prev))
+	a := p.argsOf(engine.ScxOpDispatch)
+	a[0], a[1] = starlark.MakeInt(cpu), p.task(prev)
+	_, err := p.call(k, engine.ScxOpDispatch, 2)
 	return err
 }
 
 func (p *Policy) Runnable(k *engine.ScxKernel, t engine.ScxTask, enqFlags int64) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpRunnable, v, v, starlark.MakeInt64(enqFlags))
+	a := p.argsOf(engine.ScxOpRunnable)
+	a[0], a[1] = p.task(t), starlark.MakeInt64(enqFlags)
+	_, err := p.call(k, engine.ScxOpRunnable, 2)
 	return err
 }
 
 func (p *Policy) Running(k *engine.ScxKernel, t engine.ScxTask) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpRunning, v, v)
+	p.argsOf(engine.ScxOpRunning)[0] = p.task(t)
+	_, err := p.call(k, engine.ScxOpRunning, 1)
 	return err
 }
 
 func (p *Policy) Stopping(k *engine.ScxKernel, t engine.ScxTask, runnable bool) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpStopping, v, v, starlark.Bool(runnable))
+	a := p.argsOf(engine.ScxOpStopping)
+	a[0], a[1] = p.task(t), starlark.Bool(runnable)
+	_, err := p.call(k, engine.ScxOpStopping, 2)
 	return err
 }
 
 func (p *Policy) Quiescent(k *engine.ScxKernel, t engine.ScxTask, deqFlags int64) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpQuiescent, v, v, starlark.MakeInt64(deqFlags))
+	a := p.argsOf(engine.ScxOpQuiescent)
+	a[0], a[1] = p.task(t), starlark.MakeInt64(deqFlags)
+	_, err := p.call(k, engine.ScxOpQuiescent, 2)
 	return err
 }
 
 func (p *Policy) UpdateIdle(k *engine.ScxKernel, cpu int, idle bool) error {
-	_, err := p.call(k, engine.ScxOpUpdateIdle, nil, starlark.MakeInt(cpu), starlark.Bool(idle))
+	a := p.argsOf(engine.ScxOpUpdateIdle)
+	a[0], a[1] = starlark.MakeInt(cpu), starlark.Bool(idle)
+	_, err := p.call(k, engine.ScxOpUpdateIdle, 2)
 	return err
 }
 
 func (p *Policy) Tick(k *engine.ScxKernel, t engine.ScxTask) error {
-	v := p.task(k, t)
-	_, err := p.call(k, engine.ScxOpTick, v, v)
+	p.argsOf(engine.ScxOpTick)[0] = p.task(t)
+	_, err := p.call(k, engine.ScxOpTick, 1)
 	return err
 }
 
 func (p *Policy) Timer(k *engine.ScxKernel) error {
-	_, err := p.call(k, engine.ScxOpTimer, nil)
+	_, err := p.call(k, engine.ScxOpTimer, 0)
 	return err
 }
