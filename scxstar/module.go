@@ -202,6 +202,7 @@ func newModule(p *Policy, sliceDflNs int64) *starlarkstruct.Module {
 		}
 		return nil, fmt.Errorf("scx.error: %s", msg)
 	})
+	addTopo(p, m) // scx.PICK_IDLE_CORE and the topology helpers (topo.go)
 	// SLICE_DFL is sched.scx_slice_us (the kernel's is 20 ms, the default).
 	m["SLICE_DFL"] = starlark.MakeInt64(sliceDflNs)
 	return &starlarkstruct.Module{Name: "scx", Members: m}
