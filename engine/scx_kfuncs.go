@@ -183,13 +183,20 @@ func (k *ScxKernel) SelectCPUDfl(p ScxTask, prevCPU int, wakeFlags int64) (int, 
 	return cpu, idle, nil
 }
 
-// selectCPUDfl is scx_select_cpu_dfl (ext_idle.c) in the published order: the
-// WAKE_SYNC branch (by the scenario's rule), then the previous CPU if idle,
-// then any idle CPU, else the previous CPU, not idle. The later steps claim
-// the CPU they find (test_and_clear_cpu_idle); the WAKE_SYNC branch claims
-// nothing. from is the waker's CPU, -1 for a wake from outside.
+// selectCPUDfl is scx_select_cpu_dfl (ext_idle.c) in its order: the
+// WAKE_SYNC branch (by the scenario's rule, wakesync.go), then the steps of
+// scxSelectCPUDfl (scx_topo.go: wholly idle cores with SMT, the previous CPU,
+// the LLC and node where the machine has more than one, anywhere), else the
+// previous CPU, not idle. The later steps claim the CPU they find
+// (scx_idle_test_and_clear_cpu); the WAKE_SYNC branch claims nothing. from is
+// the waker's CPU, -1 for a wake from outside.
+//
+// 6.18's WAKE_SYNC branch first keeps prev when it shares the waker's LLC and
+// is idle (cpus_share_cache, then scx_idle_test_and_clear_cpu). That step is
+// not modelled: the three rules of sched.wake_sync are the branch as pull
+// request 167 left it, and adding the step would change the flat machine's
+// results, which the topology-aware steps leave as they were.
 func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (int, bool) {
-	s := k.s
 	k.dflCalled = true
 	if !k.builtinIdle {
 		// No idle cpumask is kept: the default finds no idle CPU.
@@ -197,55 +204,35 @@ func (k *ScxKernel) selectCPUDfl(t *thread, prev, from int, wakeFlags int64) (in
 		return prev, false
 	}
 	if wakeFlags&ScxWakeSync != 0 && from >= 0 && (!t.pinned || t.cpu == from) {
-		wc := s.cpus[from]
-		empty := len(wc.rq) == 0 && len(wc.incoming) == 0
-		reason := ""
-		switch {
-		case k.rule == syncOld && k.anyIdle():
-			reason = "WAKE_SYNC (old rule): a CPU is idle somewhere, so the wakee joins the waker's CPU"
-		case k.rule == syncProposed && empty:
-			reason = "WAKE_SYNC (proposed rule): the waker CPU's local queue is empty, so the wakee joins it, idle CPUs or not"
-		case k.rule == syncNew && empty && k.anyIdle():
-			reason = "WAKE_SYNC (new rule): a CPU is idle somewhere and the waker CPU's local queue is empty"
-		}
-		if reason != "" {
+		if reason := k.wakeSyncReason(from); reason != "" {
 			k.dflIdle, k.dflReason = true, reason
 			return from, true
 		}
 	}
-	if pc := s.cpus[prev]; k.idleCPU(pc) {
-		k.claimed[pc.id] = true
-		k.dflIdle, k.dflReason = true, "previous CPU is idle (claimed)"
-		return prev, true
+	c, reason := k.scxSelectCPUDfl(t, prev, from, nil, 0)
+	k.dflReason = reason
+	if c < 0 {
+		k.dflIdle = false
+		return prev, false
 	}
-	if c := k.pickIdle(t, from); c >= 0 {
-		k.dflIdle, k.dflReason = true, "an idle CPU was found (claimed)"
-		return c, true
-	}
-	k.dflIdle, k.dflReason = false, dflNoIdle
-	return prev, false
+	k.dflIdle = true
+	return c, true
 }
 
-// pickIdle is scx_pick_idle_cpu for t called on CPU from (-1: none): the
-// first idle CPU t may use, searched from the one after the caller's last
-// answer (cpumask_any_and_distribute), claimed; -1 when none is.
-func (k *ScxKernel) pickIdle(t *thread, from int) int {
-	s := k.s
-	n := len(s.cpus)
-	slot := from
-	if slot < 0 {
-		slot = n
+// wakeSyncReason is the WAKE_SYNC branch's test for a wake from CPU from,
+// by the scenario's rule: why the wakee joins the waker's CPU, or "".
+func (k *ScxKernel) wakeSyncReason(from int) string {
+	wc := k.s.cpus[from]
+	empty := len(wc.rq) == 0 && len(wc.incoming) == 0
+	switch {
+	case k.rule == syncOld && k.anyIdle():
+		return "WAKE_SYNC (old rule): a CPU is idle somewhere, so the wakee joins the waker's CPU"
+	case k.rule == syncProposed && empty:
+		return "WAKE_SYNC (proposed rule): the waker CPU's local queue is empty, so the wakee joins it, idle CPUs or not"
+	case k.rule == syncNew && empty && k.anyIdle():
+		return "WAKE_SYNC (new rule): a CPU is idle somewhere and the waker CPU's local queue is empty"
 	}
-	start := k.distPrev[slot] + 1
-	for i := range n {
-		c := s.cpus[(start+i)%n]
-		if (!t.pinned || c.id == t.cpu) && k.idleCPU(c) {
-			k.claimed[c.id] = true
-			k.distPrev[slot] = c.id
-			return c.id
-		}
-	}
-	return -1
+	return ""
 }
 
 // checkBuiltinIdle is check_builtin_idle_enabled: the idle helpers need the
@@ -280,7 +267,7 @@ func (k *ScxKernel) PickIdleCPU(p ScxTask) (int, error) {
 	if err := k.checkBuiltinIdle("pick_idle_cpu"); err != nil {
 		return -1, err
 	}
-	return k.pickIdle(p.t, k.thisCPU), nil
+	return k.pickIdle(p.t, k.thisCPU, nil, 0), nil
 }
 
 // IdleCPUs is scx_bpf_get_idle_cpumask: the idle CPUs, in order, without

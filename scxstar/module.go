@@ -126,6 +126,7 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 	fn("error", []param{{"msg", argString}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
 		return nil, fmt.Errorf("scx.error: %s", a[0].s)
 	})
+	addTopo(p, m) // scx.PICK_IDLE_CORE and the topology helpers (topo.go)
 	// SLICE_DFL is sched.scx_slice_us (the kernel's is 20 ms, the default).
 	m["SLICE_DFL"] = starlark.MakeInt64(sliceDflNs)
 	return newScxModule("scx", m)
