@@ -34,7 +34,7 @@ func runsByThread(t *testing.T, sc Scenario, prefix string) map[string][]int {
 	return out
 }
 
-func topoScenario(t *testing.T, src string, knobs ...string) Scenario {
+func linuxTopoScenario(t *testing.T, src string, knobs ...string) Scenario {
 	t.Helper()
 	sc, err := rtappScenario(src).WithKnobs(append([]string{"sched.policy=linux"}, knobs...)...)
 	if err != nil {
@@ -58,7 +58,7 @@ func TestForkedHogsTakeACoreEach(t *testing.T) {
 		vcpus    int
 	}{{"1n1l4c2t", 8}, {"1n2l2c2t", 8}, {"2n2l4c2t", 16}} {
 		t.Run(tc.topology, func(t *testing.T) {
-			sc := topoScenario(t, src, "machine.topology="+tc.topology, "duration_ms=1000")
+			sc := linuxTopoScenario(t, src, "machine.topology="+tc.topology, "duration_ms=1000")
 			runs := runsByThread(t, sc, "hog")
 			if len(runs) != 4 {
 				t.Fatalf("%d hogs, want 4: %v", len(runs), runs)
@@ -79,7 +79,7 @@ func TestForkedHogsTakeACoreEach(t *testing.T) {
 	}
 	// The flat machine of as many CPUs: the first idle CPUs after the
 	// parent's, whatever core they would be.
-	runs := runsByThread(t, topoScenario(t, src, "machine.vcpus=8", "duration_ms=1000"), "hog")
+	runs := runsByThread(t, linuxTopoScenario(t, src, "machine.vcpus=8", "duration_ms=1000"), "hog")
 	var cpus []int
 	for _, c := range runs {
 		cpus = append(cpus, c...)
@@ -106,7 +106,7 @@ func TestWakeTakesAWholeIdleCore(t *testing.T) {
 		{"machine.topology=1n1l4c2t", []int{2}},
 		{"machine.vcpus=8", []int{1}},
 	} {
-		runs := runsByThread(t, topoScenario(t, src, tc.knob, "duration_ms=500"), "p")
+		runs := runsByThread(t, linuxTopoScenario(t, src, tc.knob, "duration_ms=500"), "p")
 		if got := runs["p-0"]; !slices.Equal(got, append([]int{0}, tc.want...)) {
 			t.Errorf("%s: the periodic task ran on CPUs %v, want 0 (its home, at its start), then %v", tc.knob, got, tc.want)
 		}

@@ -12,17 +12,18 @@ type Machine struct {
 	// machine's LLCs, not a node's), C cores per LLC, T SMT threads per core;
 	// 1n2l4c2t is 16 CPUs. "" is flat. A document that gives it may leave
 	// VCPUs out (decoding sets it to the product); one that gives both must
-	// agree. topology.go numbers the CPUs. No scheduling decision reads the
-	// topology yet (issue 34): it changes the CPU count and nothing else.
+	// agree. topology.go numbers the CPUs; the Linux reference's placement
+	// (linux_topo.go) and sched_ext's idle selection (scx_topo.go) read it.
 	Topology string `json:"topology,omitzero" key:"appended"`
 	// Capacity is each CPU's capacity, in CPU order, on the kernel's scale
 	// (SCHED_CAPACITY_SCALE: 1024 is full speed, the default); empty: all
 	// 1024. Four big and four little CPUs: [1024,1024,1024,1024,512,512,512,512].
-	// Data only, as Topology.
+	// Data only for now: CPUs run at one speed (issue 34).
 	Capacity []int `json:"capacity,omitzero" key:"appended"`
 	// NUMADistance is the node distance matrix, row a column b being the
 	// kernel's node_distance(a, b) (ACPI SLIT, what numactl -H shows), a row
-	// per node; empty: 10 to itself, 20 to any other. Data only, as Topology.
+	// per node; empty: 10 to itself, 20 to any other. Placement reads whether
+	// nodes are within RECLAIM_DISTANCE; no cost follows distance yet.
 	NUMADistance [][]int `json:"numa_distance,omitzero" key:"appended"`
 	// Platform is "native" (halt is cheap) or "kvm" (halt is a VM exit).
 	Platform string `json:"platform"`

@@ -150,10 +150,12 @@ func (k *ScxKernel) DSQNrQueued(dsq int64) (int, error) {
 }
 
 // idleCPU reports whether c's bit is set in the idle cpumask: in its idle
-// loop with nothing queued and not claimed since. A CPU still spending the
-// overhead of the task that left it (payDebt, state running) is not idle yet.
+// loop with nothing queued and not claimed since. An interrupt taken in the
+// idle loop leaves the bit set (the idle task stays rq->curr; only
+// put_prev_task_idle clears it). A CPU still spending the overhead of the
+// task that left it (payDebt, state running) is not idle yet.
 func (k *ScxKernel) idleCPU(c *cpu) bool {
-	return c.cur == nil && c.state != CPUIRQ && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0 && !k.claimed[c.id]
+	return c.cur == nil && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0 && !k.claimed[c.id]
 }
 
 // anyIdle is !cpumask_empty(idle mask).

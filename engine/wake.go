@@ -281,3 +281,24 @@ func (s *Sim) irqEnd(c *cpu) {
 	}
 	s.pickNext(c)
 }
+
+// drainIncoming moves c's incoming threads into its runqueue
+// (handle_incoming_wakeups, which every reschedule runs first).
+func (s *Sim) drainIncoming(c *cpu) {
+	c.needResched = false
+	if len(c.incoming) > 0 { // inlined, the call is only made when there is work
+		s.moveIncoming(c)
+	}
+}
+
+// moveIncoming moves c's incoming threads into its runqueue. Not inlined, so
+// that drainIncoming is.
+//
+//go:noinline
+func (s *Sim) moveIncoming(c *cpu) {
+	for _, t := range c.incoming {
+		s.rqInsert(c, t)
+	}
+	clear(c.incoming)
+	c.incoming = c.incoming[:0]
+}
