@@ -286,7 +286,15 @@ type Results struct {
 	SpinCPUFrac             float64  `json:"spin_cpu_frac"`
 	HostCPUFrac             float64  `json:"host_cpu_frac"`
 	MigrationsPerS          float64  `json:"migrations_per_s"`
-	SpinWindowMean          float64  `json:"spin_window_mean"`
+	// MigrationsByLevel splits MigrationsPerS by how far the tasks moved,
+	// on a machine with a topology (machine.topology); zero, and left out
+	// of the JSON, on the flat machine.
+	MigrationsByLevel MigrationLevels `json:"migrations_per_s_by_level,omitzero"`
+	// SMTContendedFrac is, of the busy CPU time on a machine with SMT, the
+	// part during which a sibling of the CPU was busy too (each then ran at
+	// half the core's yield); 0 without SMT.
+	SMTContendedFrac float64 `json:"smt_contended_frac,omitzero"`
+	SpinWindowMean   float64 `json:"spin_window_mean"`
 	// RowLocks are pgbench's row-lock waits (workload.tpcb_scale); zero, and
 	// left out of the JSON, when the run has no row locks (docs/mechanisms.md,
 	// TPC-B row locks).
@@ -361,4 +369,14 @@ type Decision struct {
 	Reason string
 	// Value carries a number where one matters (new spin window, load seen).
 	Value int64
+}
+
+// MigrationLevels are migrations per second by how far the task moved: to
+// an SMT sibling, another core of the LLC, another LLC of the node, another
+// node.
+type MigrationLevels struct {
+	SMT  float64 `json:"smt"`
+	Core float64 `json:"core"`
+	LLC  float64 `json:"llc"`
+	Node float64 `json:"node"`
 }

@@ -12,7 +12,8 @@ func (m *metrics) ckSave(w *ckWriter, wins []int) {
 		w.iv(x.to)
 		for _, v := range [...]int64{x.busyNs, x.spinNs, x.idleOverNs, x.hostPollNs, x.completed,
 			x.ipis[0], x.ipis[1], x.ipis[2], x.halts, x.migrations, x.suppressed, x.readyMax, x.openAtEnd,
-			x.lockTxns, x.lockTxnsWaited, x.lockWaits, x.lockWaitNs, x.lockHolds, x.lockHoldNs} {
+			x.lockTxns, x.lockTxnsWaited, x.lockWaits, x.lockWaitNs, x.lockHolds, x.lockHoldNs,
+			x.migLevel[0], x.migLevel[1], x.migLevel[2], x.migLevel[3], x.smtBusyNs, x.smtContNs} {
 			w.iv(v)
 		}
 		w.f64(x.spinWindowNsSum)
@@ -52,7 +53,8 @@ func (m *metrics) ckLoad(r *ckReader, s *Sim) {
 		}
 		for _, p := range [...]*int64{&x.busyNs, &x.spinNs, &x.idleOverNs, &x.hostPollNs, &x.completed,
 			&x.ipis[0], &x.ipis[1], &x.ipis[2], &x.halts, &x.migrations, &x.suppressed, &x.readyMax, &x.openAtEnd,
-			&x.lockTxns, &x.lockTxnsWaited, &x.lockWaits, &x.lockWaitNs, &x.lockHolds, &x.lockHoldNs} {
+			&x.lockTxns, &x.lockTxnsWaited, &x.lockWaits, &x.lockWaitNs, &x.lockHolds, &x.lockHoldNs,
+			&x.migLevel[0], &x.migLevel[1], &x.migLevel[2], &x.migLevel[3], &x.smtBusyNs, &x.smtContNs} {
 			*p = r.iv()
 		}
 		x.spinWindowNsSum = r.f64()

@@ -118,6 +118,16 @@ type cpu struct {
 	// reached sched_rt_runtime_us (rt.go).
 	rtTime      int64
 	rtThrottled bool
+
+	// The step under way at its speed (smt.go): work ns at full speed from
+	// workStartNs (after the overhead), at stepSpeed work per wall ns.
+	stepSpeed   float64
+	workStartNs int64
+	stepWorkNs  int64
+	// SMT accounting: since smtMarkNs the CPU was busy (smtBusy), with a
+	// sibling busy too (smtCont).
+	smtMarkNs        int64
+	smtBusy, smtCont bool
 }
 
 func newCPU(s *Sim, id int) *cpu {
@@ -320,11 +330,11 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	if c.prevThread != t {
 		overhead += s.sc.Machine.Costs.ContextSwitchNs
 	}
-	if t.lastCPU != c.id && s.now-t.lastRanNs < s.sc.Machine.Costs.CacheHotNs {
-		overhead += s.sc.Machine.Costs.MigrationWarmNs
+	if t.lastCPU != c.id && s.now-t.lastRanNs < s.sc.Machine.Costs.CacheHotNs && s.migrationLevel(t.lastCPU, c.id) != migSMT {
+		overhead += s.sc.Machine.Costs.MigrationWarmNs // an SMT sibling shares the core's caches
 	}
 	if t.lastCPU != c.id {
-		s.m.migration(s)
+		s.m.migration(s, t.lastCPU, c.id)
 	}
 	if tw, ok := s.wl.(*traceWorkload); ok {
 		tw.switchedIn(s, t, c.id, overhead) // its figures, and the costs its recorded run holds
@@ -332,6 +342,7 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 	c.cur = t
 	c.prevThread = t
 	c.dispatchNs = s.now
+	s.smtChanged(c)
 	if s.fair {
 		if t.class == classFair {
 			setProtectSlice(taskRQ(c, t), &t.fair)
@@ -376,7 +387,10 @@ func (s *Sim) switchTo(c *cpu, t *thread) {
 // owed on c, and arms the preemption timer if a queued thread will catch up
 // with it before the step ends.
 func (s *Sim) runStep(c *cpu, overheadNs int64) {
-	c.stepEndNs = s.now + overheadNs + c.cur.remainingNs
+	c.stepSpeed = s.speedOf(c)
+	c.workStartNs = s.now + overheadNs
+	c.stepWorkNs = c.cur.remainingNs
+	c.stepEndNs = c.workStartNs + wallOf(c.cur.remainingNs, c.stepSpeed)
 	c.gen++
 	s.at(c.stepEndNs, evStepEnd, c.id, 0, c.gen)
 	if len(c.rq) == 0 || !s.timeSlices {

@@ -22,6 +22,7 @@ package engine
 // enterIdle puts c in its idle loop: the policy's idle hook (idle pull), then spin.
 func (s *Sim) enterIdle(c *cpu) {
 	c.cur = nil
+	s.smtChanged(c)
 	s.m.queueChanged(s, c)
 	if c.debtNs > 0 {
 		s.payDebt(c)

@@ -50,6 +50,9 @@ func knobTable() []Knob {
 			Doc: "Time of one idle-loop poll iteration" + costDoc, applies: withSpin, AppliesTo: "a spin window above 0"},
 		cost("machine.costs.migration_warm_ns", "cache warm-up", "Extra run time of a cache-hot thread after moving to another CPU", 0, nil, ""),
 		cost("machine.costs.cache_hot_ns", "cache-hot time", "A thread that ran this recently is cache-hot when it moves", 0, nil, ""),
+		{Path: "machine.costs.smt_yield_pct", Kind: KindInt, Label: "SMT yield", Unit: "%", Min: 100, Max: 200,
+			Doc:     "What a core with both SMT threads busy gets done, in percent of one thread alone; each thread then runs at half of it" + costDoc,
+			applies: withSMT, AppliesTo: "a topology with SMT"},
 		cost("machine.costs.balance_pass_ns", "balancer pass", "CPU time of one pass of OSv's load_balance thread", 100, withBalancer, "osv policy with the balancer on"),
 		cost("machine.costs.newidle_balance_ns", "newidle balance", "CPU time of one Linux newidle balance that pulls a task", 100, onLinux, "linux policy"),
 

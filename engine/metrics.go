@@ -55,9 +55,15 @@ type window struct {
 	ipis       [numIPIKinds]int64
 	halts      int64
 	migrations int64
-	suppressed int64
-	lat        histogram
-	w2r        histogram
+	// migLevel counts the migrations by how far they went (a topology's):
+	// to an SMT sibling, another core of the LLC, another LLC of the node,
+	// another node. smtBusyNs and smtContNs are busy CPU time on an SMT
+	// machine, and the part of it with a sibling busy too (smt.go).
+	migLevel             [4]int64
+	smtBusyNs, smtContNs int64
+	suppressed           int64
+	lat                  histogram
+	w2r                  histogram
 	// ready is each runnable wait (woken, or requeued after a preemption, to
 	// switched in); readyMax the longest, exactly; openAtEnd the longest wait
 	// still under way when the window ended (taken with runTo).
@@ -110,6 +116,11 @@ func (s *Sim) AddWindow(fromMs, toMs int64) int {
 func (m *metrics) settle(s *Sim) {
 	if m.owedFrom < s.now {
 		m.integrateFrom(s, m.owedFrom, s.now)
+	}
+	if s.smtThreads() > 1 {
+		for _, c := range s.cpus {
+			s.smtAccount(c) // SMT busy and contended time up to now
+		}
 	}
 }
 
@@ -351,11 +362,27 @@ func (m *metrics) halt(s *Sim) {
 	}
 }
 
-func (m *metrics) migration(s *Sim) {
+func (m *metrics) migration(s *Sim, from, to int) {
 	m.live.Migrations++
+	level := s.migrationLevel(from, to)
 	for i := range m.win {
 		if w := &m.win[i]; w.contains(s.now) {
 			w.migrations++
+			w.migLevel[level]++
+		}
+	}
+}
+
+// smtTime counts [t0, t1) of a CPU's busy time on an SMT machine, contended
+// when a sibling was busy too, into the windows it overlaps.
+func (m *metrics) smtTime(t0, t1 int64, contended bool) {
+	for i := range m.win {
+		w := &m.win[i]
+		if d := min(t1, w.to) - max(t0, w.from); d > 0 {
+			w.smtBusyNs += d
+			if contended {
+				w.smtContNs += d
+			}
 		}
 	}
 }

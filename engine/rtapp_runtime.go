@@ -48,7 +48,7 @@ func (w *rtappWorkload) runtimeDeadline(s *Sim, th *rtThread) {
 	running := c.cur == t && c.state == CPURunning
 	left := t.remainingNs // waiting for a CPU, or paused by an interrupt
 	if running {
-		left = max(c.stepEndNs-s.now, 0)
+		left = s.workLeft(c)
 	}
 	cut := min(left/rtappChunkNs, th.runtimeNs/rtappChunkNs-1) * rtappChunkNs
 	if cut <= 0 {

@@ -111,6 +111,10 @@ type Costs struct {
 	// it last ran less than CacheHotNs ago (its cache is cold on the new CPU).
 	MigrationWarmNs int64 `json:"migration_warm_ns"`
 	CacheHotNs      int64 `json:"cache_hot_ns"`
+	// SMTYieldPct is what a core with both SMT threads busy gets done, in
+	// percent of one thread alone: each thread then runs at half of it
+	// (smt.go). Only machines whose topology has SMT use it.
+	SMTYieldPct int64 `json:"smt_yield_pct"`
 	// BalancePassNs is the CPU time of one pass of OSv's load_balance thread.
 	BalancePassNs int64 `json:"balance_pass_ns"`
 	// NewidleBalanceNs is the CPU time of one Linux newidle balance that pulls a
@@ -454,6 +458,7 @@ func platformCosts(platform string) Costs {
 		SpinIterPs:       3000,  // a few ns per iteration
 		MigrationWarmNs:  20000, // cache-hot thread on a new CPU
 		CacheHotNs:       500_000,
+		SMTYieldPct:      130, // Intel: up to 30% more on server benchmarks
 		BalancePassNs:    2000,
 		NewidleBalanceNs: 2000,
 	}

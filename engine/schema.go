@@ -97,7 +97,11 @@ func withCommit(sc *Scenario) bool {
 func withServiceCV(sc *Scenario) bool {
 	return withConcurrency(sc) && (sc.Workload.Service.Dist == "uniform" || sc.Workload.Service.Dist == "lognormal")
 }
-func withSpin(sc *Scenario) bool     { return sc.Sched.IdleSpin.Cap > 0 }
+func withSpin(sc *Scenario) bool { return sc.Sched.IdleSpin.Cap > 0 }
+func withSMT(sc *Scenario) bool {
+	t, err := ParseTopology(sc.Machine.Topology)
+	return err == nil && sc.Machine.Topology != "" && t.ThreadsPerCore > 1
+}
 func withAdaptive(sc *Scenario) bool { return sc.Sched.IdleSpin.Adaptive && sc.Sched.IdleSpin.Cap > 0 }
 func withAsymmetricSpin(sc *Scenario) bool {
 	return withAdaptive(sc) && sc.Sched.IdleSpin.Rule == SpinAsymmetric

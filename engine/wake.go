@@ -231,11 +231,7 @@ func (s *Sim) startIRQ(c *cpu) {
 	if c.cur != nil {
 		// Pause the step: what is left resumes after the handler. The segment goes
 		// on through the handler (it is charged at the interrupt's exit).
-		left := c.stepEndNs - s.now
-		if left < 0 {
-			left = 0
-		}
-		c.cur.remainingNs = left
+		c.cur.remainingNs = s.workLeft(c) // the overhead not yet spent included
 		c.irqPaused = true
 		c.irqFromIdl = false
 	} else {
