@@ -122,8 +122,11 @@ type TopoLabel struct {
 	// Level is "node" or "llc"; Text "node 1" or "LLC 3", or "N1" and "L3"
 	// where the long form would not fit the frame.
 	Level, Text string
-	// H is the text's height in the frame's pixels.
-	H float32
+	// At is the text's top-left corner, H its height, in the frame's
+	// pixels: centred in the band above the frame's contents, indented as
+	// its tiles are.
+	At Point
+	H  float32
 }
 
 // Label sizes in CSS pixels: a label is its frame's band tall, up to
@@ -150,7 +153,8 @@ func TopoLabels(g TopoGrid, scale float32) []TopoLabel {
 			if float32(len(text))*h*0.62 > f.W-2*h {
 				text = short + strconv.Itoa(i)
 			}
-			out = append(out, TopoLabel{Frame: f, Level: level, Text: text, H: h})
+			at := Point{f.X + g.Size*topoPad + 1, f.Y + g.Size*(topoPad+TopoLabelBand)/2 - h/2}
+			out = append(out, TopoLabel{Frame: f, Level: level, Text: text, At: at, H: h})
 		}
 	}
 	add(g.Nodes, "node", "node", "N")
