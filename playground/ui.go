@@ -154,6 +154,14 @@ func (m *Model) controlsUI() ControlsUI {
 	for i := range m.controls {
 		c := &m.controls[i]
 		cv := c.valueOf(m.setup.vals.get(c.Path))
+		switch c.Path {
+		case "machine.topology":
+			cv = c.valueOf(machineChoice(m.setup.base))
+		case "machine.vcpus":
+			if note := vcpusNote(m.setup.base); note != "" {
+				cv.Disabled, cv.Note = true, note
+			}
+		}
 		if len(m.arms) > 1 {
 			if vals := m.armValues(c); vals != "" {
 				cv.Locked, cv.Note = true, vals

@@ -333,7 +333,7 @@
       out.textContent = cv.locked ? 'compared' : cv.display;
       out.hidden = input.tagName === 'SELECT' && !cv.locked;
     }
-    input.disabled = !!cv.locked;
+    input.disabled = !!cv.locked || !!cv.disabled; // compared, or set by another control
     const ctl = input.closest('.ctl');
     ctl.classList.toggle('locked', !!cv.locked);
     ctl.hidden = !!cv.hidden; // the knob changes nothing in the arms shown
