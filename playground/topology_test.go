@@ -99,7 +99,7 @@ func TestTopologyBackToFlat(t *testing.T) {
 // field, and the page opens with the scenario's own.
 func TestCapacityLinkRefused(t *testing.T) {
 	for _, frag := range []string{
-		"#v=1&preset=plain&machine.capacity=8x1024",             // 8 for 4 CPUs
+		"#v=1&preset=plain&machine.capacity=8x1024",              // 8 for 4 CPUs
 		"#v=1&preset=plain&machine.capacity=1024,1024,1024,2048", // above 1024
 		"#v=1&preset=plain&machine.capacity=fast",
 	} {
