@@ -32,10 +32,10 @@ func bigLittleCapacity() []int {
 // names: flat first (machine.vcpus alone), then growing machines.
 func machineChoices() ([]string, map[string]string) {
 	return []string{"", "1n2l4c2t", "2n2l4c2t", BigLittle, "2n8l4c2t"}, map[string]string{
-		"":         "flat: vCPUs alike, no groups",
-		"1n2l4c2t": "1n2l4c2t: 16 CPUs, 2 LLCs, SMT pairs",
-		"2n2l4c2t": "2n2l4c2t: 16 CPUs in 2 nodes",
-		BigLittle:  "4 big + 4 little: 8 CPUs, half at capacity 512",
+		"":         "flat",
+		"1n2l4c2t": "1n2l4c2t: 16 CPUs, 2 LLCs",
+		"2n2l4c2t": "2n2l4c2t: 16 CPUs, 2 nodes",
+		BigLittle:  "4 big + 4 little: 8 CPUs",
 		"2n8l4c2t": "64 CPUs: 2 nodes × 4 LLCs × 4 cores × 2 threads",
 	}
 }
@@ -80,19 +80,23 @@ func (m *Model) setMachine(value string) string {
 
 // withMachine is the setup with the topology select at value.
 func (s setup) withMachine(value string) (setup, error) {
-	knobs := slices.DeleteFunc(slices.Clone(s.knobs), func(k urlstate.Knob) bool { return k.Path == "machine.topology" })
+	// The select sets the machine's shape and CPU count together: a
+	// topology gives the count (the URL then has no machine.vcpus), flat
+	// keeps the count the machine has, BigLittle has eight.
+	knobs := slices.DeleteFunc(slices.Clone(s.knobs), func(k urlstate.Knob) bool {
+		return k.Path == "machine.topology" || k.Path == "machine.vcpus"
+	})
 	src := s.src
 	src.capacity = nil
-	if value == BigLittle {
-		caps := bigLittleCapacity()
-		src.capacity = caps
-		knobs = slices.DeleteFunc(knobs, func(k urlstate.Knob) bool { return k.Path == "machine.vcpus" })
-		knobs = append(knobs, urlstate.Knob{Path: "machine.vcpus", Value: strconv.Itoa(len(caps))})
-		if s.src.sc.Machine.Topology != "" {
-			// A scenario of its own topology is made flat for it.
-			knobs = append(knobs, urlstate.Knob{Path: "machine.topology", Value: ""})
-		}
-	} else {
+	switch value {
+	case BigLittle:
+		src.capacity = bigLittleCapacity()
+		knobs = append(knobs, urlstate.Knob{Path: "machine.vcpus", Value: strconv.Itoa(len(src.capacity))},
+			urlstate.Knob{Path: "machine.topology", Value: ""})
+	case "":
+		knobs = append(knobs, urlstate.Knob{Path: "machine.vcpus", Value: strconv.Itoa(s.base.Machine.VCPUs)},
+			urlstate.Knob{Path: "machine.topology", Value: ""})
+	default:
 		if _, err := engine.KnobValue("machine.topology", value); err != nil {
 			return s, err
 		}
