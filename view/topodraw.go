@@ -87,7 +87,7 @@ func DrawMigration(m *Mesh, p *Palette, from, to Rect, c Crossing, t, width floa
 	ctl := ArcControl(b, a)
 	look := p.CrossLook(c)
 	w := width * look.Width
-	col := Mix(look.Color, p.Stage, 0.2+0.6*Ease(t))
+	col := Mix(look.Color, p.Stage, 0.05+0.55*Ease(t))
 	m.scratch2 = AppendQuad(m.scratch2[:0], a, ctl, b, 0, 1, arcSegments(dist(a, b)*1.2))
 	if look.Dash == 0 {
 		m.StrokePolyline(m.scratch2, w, col)
