@@ -41,6 +41,7 @@ func TestMeasure(t *testing.T) {
 		{"default-paused", "", true},
 		{"64vcpu-256clients-single", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&compare=off", false},
 		{"64vcpu-256clients-compare", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256", false},
+		{"2n8l4c2t-256clients-compare", "#v=1&preset=tpcb-32vcpu&machine.topology=2n8l4c2t&workload.clients=256", false},
 		{"64vcpu-256clients-compare-max", "#v=1&preset=tpcb-32vcpu&machine.vcpus=64&workload.clients=256&speed=max", false},
 	}
 	for _, tc := range cases {

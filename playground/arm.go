@@ -77,6 +77,12 @@ type Arm struct {
 	// groups numbers an rt-app workload's tasks for their chips' colours
 	// (chipGroup), built on first use.
 	groups map[string]int
+	// topo is Sc's machine as the engine tables it (nil if it refuses it),
+	// capShown the capacity each tile writes (view.CapacityShown), levels
+	// whether migrations' arcs show the level they cross (topology.go).
+	topo     *engine.TopoTable
+	capShown []int
+	levels   bool
 }
 
 // flight is an IPI being animated: in the air while the simulated clock is between
@@ -151,6 +157,7 @@ func newArm(id runner.ArmID, name string, set []string, sc engine.Scenario, publ
 	a := &Arm{id: id, Name: name, Set: set, Sc: sc, key: sc.Key(), endNs: sc.DurationMs * 1e6, resultsAt: -1,
 		series: view.NewSeries(seriesWidthNs, seriesMax), vals: newKnobReader(sc)}
 	a.published, a.calibrated = published.figures(a.vals), published.calibrated(sc)
+	a.setTopology()
 	// Idle tiles until the runner's first answer (a frame or two later).
 	a.Snap.CPUs = make([]engine.CPUSnap, sc.Machine.VCPUs)
 	for i := range a.Snap.CPUs {

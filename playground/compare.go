@@ -95,7 +95,7 @@ func compareOptions(base engine.Scenario, controls []Control, cur string) []Opti
 	}
 	for _, c := range controls {
 		switch {
-		case !c.knob.Applies(base):
+		case !c.knob.Applies(base) || c.noCompare:
 		case c.Kind == "toggle":
 			out = append(out, Option{c.Path, c.Label + ": off ↔ on"})
 		case c.Kind == "select" && len(c.Options) >= 2:

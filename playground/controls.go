@@ -40,6 +40,8 @@ type Control struct {
 	names map[string]string
 	// pairs are more comparisons the compare picker offers (panelKnob.pairs).
 	pairs [][2]string
+	// noCompare keeps the control out of the compare picker (panelKnob).
+	noCompare bool
 }
 
 // Option is one choice of a select.
@@ -71,6 +73,12 @@ type panelKnob struct {
 	offer []string
 	// pairs are comparisons offered beside the first two choices.
 	pairs [][2]string
+	// choices replaces a select's values and their order (the schema's
+	// choices, then offer) where the panel offers others (machineChoices);
+	// noCompare keeps it out of the compare picker (two machines of other
+	// CPU counts do not share a stage).
+	choices   []string
+	noCompare bool
 }
 
 // panelKnobs lists the panel's knobs in order. Within Scheduler the policy comes
@@ -78,8 +86,12 @@ type panelKnob struct {
 // (adaptive spin, then its floor) follows the one it refines, since it appears
 // only when that one makes it apply.
 func panelKnobs() []panelKnob {
+	topoValues, topoNames := machineChoices()
 	return []panelKnob{
 		{id: "vcpus", path: "machine.vcpus", group: GroupMachine},
+		// The machine's shape beside its CPU count (machine.go): Set takes
+		// BigLittle too, which is capacities rather than a topology.
+		{id: "topology", path: "machine.topology", group: GroupMachine, choices: topoValues, names: topoNames, noCompare: true},
 		{id: "platform", path: "machine.platform", group: GroupMachine,
 			names: map[string]string{"native": "bare metal", "kvm": "KVM guest"}},
 		{id: "host-halt-poll", path: "machine.host_halt_poll_ns", group: GroupMachine},
@@ -142,13 +154,17 @@ func Controls() []Control {
 			continue
 		}
 		c := Control{ID: p.id, Path: p.path, Group: p.group, Label: capitalize(k.Label), Unit: k.Unit, Tip: k.Doc,
-			knob: k, names: p.names, pairs: p.pairs}
+			knob: k, names: p.names, pairs: p.pairs, noCompare: p.noCompare}
 		switch k.Kind {
 		case engine.KindBool:
 			c.Kind = "toggle"
 		case engine.KindChoice:
 			c.Kind = "select"
-			for _, v := range append(slices.Clone(k.Choices), p.offer...) {
+			values := append(slices.Clone(k.Choices), p.offer...)
+			if p.choices != nil {
+				values = p.choices
+			}
+			for _, v := range values {
 				c.Options = append(c.Options, Option{v, formatKnob(k, p.names, v)})
 			}
 		default:
@@ -206,8 +222,11 @@ type ControlValue struct {
 	Index  int       `json:"index"`
 	Ladder []float64 `json:"ladder,omitzero"`
 	// Locked says the control is compared in both arms (it shows each arm's value).
-	Locked bool   `json:"locked,omitzero"`
-	Note   string `json:"note,omitzero"`
+	Locked bool `json:"locked,omitzero"`
+	// Disabled says another control sets this one's value (a topology the
+	// vCPU count); Note says which.
+	Disabled bool   `json:"disabled,omitzero"`
+	Note     string `json:"note,omitzero"`
 	// Hidden says the knob changes nothing in the scenarios shown (engine
 	// Knob.Applies): hackbench has no clients, bare metal no host halt polling.
 	Hidden bool `json:"hidden,omitzero"`

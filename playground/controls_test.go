@@ -105,6 +105,21 @@ func TestControlsFromSchema(t *testing.T) {
 		for _, o := range c.Options {
 			values = append(values, o.Value)
 		}
+		if c.ID == "topology" {
+			// The machine select offers the schema's shapes among its own
+			// (flat first, BigLittle between): each one the engine takes.
+			for _, v := range k.Choices {
+				if !slices.Contains(values, v) {
+					t.Errorf("topology: options %v lack the schema's %q", values, v)
+				}
+			}
+			for _, v := range values {
+				if _, err := engine.KnobValue(c.Path, v); err != nil && v != BigLittle {
+					t.Errorf("topology: offers %q, which the engine refuses: %v", v, err)
+				}
+			}
+			continue
+		}
 		// The schema's choices, in order, then values it accepts that the
 		// panel offers too (the policy select's "scx": your own policy).
 		if len(values) < len(k.Choices) || !slices.Equal(values[:len(k.Choices)], k.Choices) {

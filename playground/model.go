@@ -145,7 +145,7 @@ func (m *Model) loadState(st urlstate.State, probs []urlstate.Problem, shared []
 // Problems what the engine rejects.
 func (m *Model) apply(st urlstate.State, shared []byte) {
 	var setupProbs []string
-	m.setup, setupProbs = reconcile(m.presets, st.Preset, st.Knobs, shared)
+	m.setup, setupProbs = reconcileWith(m.presets, st.Preset, st.Knobs, st.Capacity, shared)
 	m.problems = append(m.problems, setupProbs...)
 	m.workloadErr = nil
 	if st.Policy != "" || st.RTApp != "" {
@@ -189,7 +189,8 @@ func (m *Model) urlState() urlstate.State {
 	if st, ok := m.lesson.scriptState(m); ok {
 		return st
 	}
-	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, Policy: m.setup.src.policy, RTApp: m.setup.src.rtapp, View: m.view}
+	return urlstate.State{Preset: m.setup.src.preset.Name, Knobs: m.setup.knobs, Capacity: m.setup.src.capacity,
+		Policy: m.setup.src.policy, RTApp: m.setup.src.rtapp, View: m.view}
 }
 
 // Fragment is the URL fragment (without '#') that reproduces the current state.
@@ -346,6 +347,9 @@ func (m *Model) set(path, value string) string {
 			m.view.Embed = st.View.Embed
 		}
 		return ""
+	}
+	if path == "machine.topology" {
+		return m.setMachine(value)
 	}
 	if path == "sched.policy" && value == "scx" && m.setup.base.Sched.Scx.Source == "" {
 		return m.SetPolicy(policyExample()) // "your own policy" starts from the example

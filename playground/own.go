@@ -62,7 +62,7 @@ func (src source) withOwn(policy, rtapp string, knobs []urlstate.Knob) (source, 
 	p := src.preset
 	p.Data = data
 	out = newSource(p, sc, src.shared)
-	out.plain, out.policy, out.rtapp, out.trace = src.plain, policy, rtapp, src.trace
+	out.plain, out.policy, out.rtapp, out.trace, out.capacity = src.plain, policy, rtapp, src.trace, src.capacity
 	return out, nil
 }
 

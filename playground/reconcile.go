@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"schedplay/engine"
 	"schedplay/internal/shareapi"
@@ -42,6 +43,9 @@ type source struct {
 	// published are sc's published figures with their settings in the engine's
 	// form (see publishedFigures).
 	published publishedSet
+	// capacity is the page's machine.capacity, set into the document under
+	// the knobs (decodeWith), nil for the scenario's own (machine.go).
+	capacity []int
 }
 
 func newSource(p Preset, sc engine.Scenario, shared bool) source {
@@ -67,7 +71,22 @@ type setup struct {
 // the engine's default scenario), a knob the engine refuses by the source's
 // value. The setup always decodes, so a page opens whatever its URL.
 func reconcile(presets []Preset, preset string, knobs []urlstate.Knob, shared []byte) (setup, []string) {
+	return reconcileWith(presets, preset, knobs, nil, shared)
+}
+
+// reconcileWith is reconcile with the URL's machine.capacity (nil for none):
+// a list the engine refuses with the knobs (one entry per CPU, each from 1
+// to 1024) is dropped, and the problem names the entry at fault.
+func reconcileWith(presets []Preset, preset string, knobs []urlstate.Knob, capacity []int, shared []byte) (setup, []string) {
 	src, probs := resolveSource(presets, preset, shared)
+	if capacity != nil {
+		src.capacity = capacity
+		var fe *engine.FieldError
+		if _, err := src.decodeWith(knobs); errors.As(err, &fe) && strings.HasPrefix(fe.Path, urlstate.CapacityKey) {
+			probs = append(probs, fe.Error()+"; using the scenario's")
+			src.capacity = nil
+		}
+	}
 	s, knobProbs := applyKnobs(src, knobs)
 	return s, append(probs, knobProbs...)
 }
@@ -220,7 +239,14 @@ func (src source) decodeWith(knobs []urlstate.Knob) (engine.Scenario, error) {
 	for i, k := range knobs {
 		sets[i] = k.Path + "=" + k.Value
 	}
-	return shareapi.WithTrace(src.preset.Data, src.dataTrace(), sets...)
+	data := src.preset.Data
+	if src.capacity != nil {
+		var err error
+		if data, err = withCapacity(data, src.capacity); err != nil {
+			return engine.Scenario{}, err
+		}
+	}
+	return shareapi.WithTrace(data, src.dataTrace(), sets...)
 }
 
 // dataTrace is the model preset.Data replays: the source's trace, unless the

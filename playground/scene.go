@@ -17,28 +17,62 @@ type layout struct {
 	w, h       int
 	scale      float64
 	arms, cpus int
-	panes      []view.Rect
-	grids      []view.Grid
+	// shape is the machine's grouping when framed (a topology with more
+	// than one node, LLC or thread a core): tiles then go by
+	// view.LayoutTopology, topos holds each pane's frames and labels their
+	// labels. A flat machine's tiles go by view.LayoutGrid, as they always did.
+	shape  view.TopoShape
+	framed bool
+	panes  []view.Rect
+	grids  []view.Grid
+	topos  []view.TopoGrid
+	labels [][]view.TopoLabel
 }
 
 func (m *Model) layoutFor(w, h int, scale float64) *layout {
 	l := &m.lay
 	cpus := len(m.arms[0].Snap.CPUs)
-	if l.w == w && l.h == h && l.scale == scale && l.arms == len(m.arms) && l.cpus == cpus {
+	shape, framed := m.arms[0].shape()
+	framed = framed && shape.CPUs() == cpus
+	if l.w == w && l.h == h && l.scale == scale && l.arms == len(m.arms) && l.cpus == cpus && l.shape == shape && l.framed == framed {
 		return l
 	}
-	*l = layout{w: w, h: h, scale: scale, arms: len(m.arms), cpus: cpus}
+	*l = layout{w: w, h: h, scale: scale, arms: len(m.arms), cpus: cpus, shape: shape, framed: framed}
 	s := float32(scale)
 	stage := view.Rect{W: float32(w), H: float32(h)}
 	title := float32(0)
 	if len(m.arms) > 1 {
 		title = titleCSS * s
 	}
-	l.panes = view.Panes(stage, len(m.arms), cpus, title, padCSS*s, s)
+	if !framed {
+		l.panes = view.Panes(stage, len(m.arms), cpus, title, padCSS*s, s)
+		for _, p := range l.panes {
+			l.grids = append(l.grids, view.LayoutGrid(cpus, view.GridArea(p, title), s))
+		}
+		return l
+	}
+	l.panes = view.PanesBy(stage, len(m.arms), title, padCSS*s, func(area view.Rect) float32 {
+		return view.LayoutTopology(shape, area, s).Size
+	})
 	for _, p := range l.panes {
-		l.grids = append(l.grids, view.LayoutGrid(cpus, view.GridArea(p, title), s))
+		tg := view.LayoutTopology(shape, view.GridArea(p, title), s)
+		l.topos = append(l.topos, tg)
+		l.labels = append(l.labels, view.TopoLabels(tg, s))
+		l.grids = append(l.grids, view.Grid{Tiles: tg.Tiles, Size: tg.Size, Cols: firstRow(tg.Tiles), Rows: 1})
 	}
 	return l
+}
+
+// firstRow counts the tiles level with the first: the columns keyboard
+// navigation steps over (MoveSelection) in a topology's layout.
+func firstRow(tiles []view.Rect) int {
+	n := 0
+	for _, t := range tiles {
+		if len(tiles) > 0 && t.Y == tiles[0].Y {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // Render computes the frame for a canvas of w x h device pixels at the given device
@@ -58,6 +92,9 @@ func (m *Model) Render(w, h int, scale, nowMs float64) *view.Mesh {
 		if len(m.arms) > 1 {
 			// A faint panel behind each arm groups its tiles.
 			m.mesh.FillRoundRect(l.panes[ai], 8*s, view.Mix(pal.Stage, pal.Text, 0.035))
+		}
+		if ai < len(l.topos) {
+			view.DrawTopoFrames(&m.mesh, pal, l.topos[ai], s)
 		}
 		m.renderArm(a, ai, g, nowMs, s)
 	}
@@ -90,6 +127,9 @@ func (m *Model) renderArm(a *Arm, ai int, g view.Grid, nowMs float64, s float32)
 			queue = append(queue, m.chip(a, t, true))
 		}
 		in.Queue = queue
+		if ci < len(a.capShown) {
+			in.Capacity = a.capShown[ci]
+		}
 		m.hits = view.DrawTile(&m.mesh, pal, g.Tiles[ci], in, ai, m.hits)
 	}
 	now := a.Snap.NowNs
@@ -111,6 +151,10 @@ func (m *Model) renderArm(a *Arm, ai int, g view.Grid, nowMs float64, s float32)
 			continue
 		}
 		t, _ := a.thread(mg.thread)
+		if a.levels {
+			view.DrawMigration(&m.mesh, pal, g.Tiles[mg.from], g.Tiles[mg.to], a.crossing(mg.from, mg.to),
+				float32((nowMs-mg.startMs)/slideMs), width)
+		}
 		view.DrawSlide(&m.mesh, pal, g.Tiles[mg.from], g.Tiles[mg.to], float32((nowMs-mg.startMs)/slideMs), s, t.Role == engine.RoleWaker)
 	}
 }

@@ -33,7 +33,10 @@ type State struct {
 	Tiles   int `json:"tiles"`
 	// Boxes are the drawn tiles in CSS pixels relative to the canvas, for tests
 	// and embedding pages that point at a vCPU.
-	Boxes    []Box     `json:"boxes"`
+	Boxes []Box `json:"boxes"`
+	// Frames are the drawn frames of the machine's topology (nodes, LLCs,
+	// SMT cores), in CSS pixels like Boxes; none on a flat machine.
+	Frames   []FrameUI `json:"frames"`
 	Selected Selection `json:"selected"`
 	Explain  string    `json:"explain"`
 	// Lesson is the lesson panel (open false when no lesson is open).
@@ -132,6 +135,7 @@ func (m *Model) State() State {
 			st.Boxes = append(st.Boxes, Box{Arm: ai, CPU: ci, X: float64(r.X) / s, Y: float64(r.Y) / s, W: float64(r.W) / s})
 		}
 	}
+	st.Frames = m.lay.frames(true)
 	st.Selected, st.Explain = m.sel, m.Explain()
 	return st
 }

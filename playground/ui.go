@@ -69,6 +69,11 @@ type Settings struct {
 	// Classes: an arm runs the Linux policy, whose chips mark the real-time
 	// and deadline classes (the legend explains the marks then).
 	Classes bool `json:"classes"`
+	// Frames: the machine is drawn in node and LLC frames or SMT pairs;
+	// Levels: migrations' arcs show the level they cross (topology.go).
+	// The legend explains each only when the stage shows it.
+	Frames bool `json:"frames"`
+	Levels bool `json:"levels"`
 }
 
 func (m *Model) settings() Settings {
@@ -77,6 +82,10 @@ func (m *Model) settings() Settings {
 		Speed: cmp.Or(m.view.Speed, DefaultSpeed), Theme: m.pal.Name, Hide: slices.Clone(m.view.Hide), Embed: m.view.Embed,
 		Ghosts: !m.view.NoGhosts, Chart: chartOf(m.chart).Value,
 		Classes: slices.ContainsFunc(m.arms, func(a *Arm) bool { return a.Sc.Sched.Policy == "linux" })}
+	if len(m.arms) > 0 {
+		_, s.Frames = m.arms[0].shape()
+		s.Levels = m.arms[0].levels
+	}
 	if m.setup.src.shared {
 		s.Preset = ""
 	}
@@ -145,6 +154,14 @@ func (m *Model) controlsUI() ControlsUI {
 	for i := range m.controls {
 		c := &m.controls[i]
 		cv := c.valueOf(m.setup.vals.get(c.Path))
+		switch c.Path {
+		case "machine.topology":
+			cv = c.valueOf(machineChoice(m.setup.base))
+		case "machine.vcpus":
+			if note := vcpusNote(m.setup.base); note != "" {
+				cv.Disabled, cv.Note = true, note
+			}
+		}
 		if len(m.arms) > 1 {
 			if vals := m.armValues(c); vals != "" {
 				cv.Locked, cv.Note = true, vals
@@ -161,6 +178,9 @@ func (m *Model) controlsUI() ControlsUI {
 // Panes are the arms' HTML titles over the canvas.
 type Panes struct {
 	Panes []PaneUI `json:"panes"`
+	// Frames are the machine's node and LLC frames, whose labels the page
+	// writes over the canvas (none on a flat machine).
+	Frames []FrameUI `json:"frames,omitzero"`
 }
 
 // PaneUI positions an arm's HTML title over the canvas, in CSS pixels.
@@ -175,7 +195,7 @@ type PaneUI struct {
 }
 
 func (m *Model) panes() Panes {
-	var u Panes
+	u := Panes{Frames: m.lay.frames(false)}
 	if l := &m.lay; l.scale > 0 {
 		for i, p := range l.panes {
 			if i < len(m.armTitle) {

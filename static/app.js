@@ -230,6 +230,8 @@
     document.body.classList.toggle('hide-charts', (s.hide || []).includes('charts'));
     $('embed-bar').hidden = !s.embed;
     for (const id of ['legend-rt', 'legend-dl']) $(id).hidden = !s.classes;
+    $('legend-frames').hidden = !s.frames;
+    $('legend-cross').hidden = !s.levels;
     // URL: replace (not push) so the back button is not flooded by slider moves.
     const hash = '#' + s.fragment;
     if (location.hash !== hash) history.replaceState(null, '', hash);
@@ -289,7 +291,10 @@
     resumed.textContent = note;
   });
 
-  on('panes', (s) => renderPanes(s.panes || []));
+  on('panes', (s) => {
+    renderPanes(s.panes || []);
+    renderFrameLabels(s.frames || []);
+  });
 
   on('cards', (s) => {
     renderCards(s);
@@ -328,7 +333,7 @@
       out.textContent = cv.locked ? 'compared' : cv.display;
       out.hidden = input.tagName === 'SELECT' && !cv.locked;
     }
-    input.disabled = !!cv.locked;
+    input.disabled = !!cv.locked || !!cv.disabled; // compared, or set by another control
     const ctl = input.closest('.ctl');
     ctl.classList.toggle('locked', !!cv.locked);
     ctl.hidden = !!cv.hidden; // the knob changes nothing in the arms shown
@@ -387,6 +392,28 @@
       d.style.width = p.w + 'px';
       const parts = p.title.split(' · ');
       d.replaceChildren(el('span', {}, el('b', { text: parts.slice(0, 2).join(' · ') }), ' · ' + parts.slice(2).join(' · ')));
+    });
+  }
+
+  // renderFrameLabels writes the labels of the machine's node and LLC frames
+  // ("node 0", "LLC 3") where the model placed them, over the canvas: text
+  // on the canvas is kept to numbers. A frame too small has no label.
+  function renderFrameLabels(frames) {
+    let box = $('frame-labels');
+    if (!box) {
+      box = el('div', { id: 'frame-labels', class: 'pane-titles', 'aria-hidden': 'true' });
+      stage.append(box);
+    }
+    const labelled = frames.filter((f) => f.label_h > 0);
+    while (box.children.length > labelled.length) box.lastChild.remove();
+    while (box.children.length < labelled.length) box.append(el('div', { class: 'frame-label' }));
+    labelled.forEach((f, i) => {
+      const d = box.children[i];
+      d.className = 'frame-label ' + f.level;
+      d.textContent = f.text;
+      d.style.left = f.label_x + 'px';
+      d.style.top = f.label_y + 'px';
+      d.style.fontSize = f.label_h + 'px';
     });
   }
 

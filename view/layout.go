@@ -68,6 +68,13 @@ func LayoutGrid(n int, area Rect, scale float32) Grid {
 // larger tiles (wide screens), stacked otherwise (phones, tall embeds). Each pane
 // keeps titleH at its top for the HTML title. pad is the space around and between.
 func Panes(stage Rect, arms, vcpus int, titleH, pad, scale float32) []Rect {
+	return PanesBy(stage, arms, titleH, pad, func(area Rect) float32 { return LayoutGrid(vcpus, area, scale).Size })
+}
+
+// PanesBy is Panes for any layout of the tiles: tile says how large the
+// tiles come out in a pane's grid area (LayoutTopology lays a machine with
+// frames out otherwise than LayoutGrid).
+func PanesBy(stage Rect, arms int, titleH, pad float32, tile func(area Rect) float32) []Rect {
 	if arms <= 1 {
 		return []Rect{{stage.X + pad, stage.Y + pad, stage.W - 2*pad, stage.H - 2*pad}}
 	}
@@ -79,10 +86,7 @@ func Panes(stage Rect, arms, vcpus int, titleH, pad, scale float32) []Rect {
 		side[i] = Rect{stage.X + pad + float32(i)*(w+pad), stage.Y + pad, w, stage.H - 2*pad}
 		stack[i] = Rect{stage.X + pad, stage.Y + pad + float32(i)*(h+pad), stage.W - 2*pad, h}
 	}
-	tile := func(p Rect) float32 {
-		return LayoutGrid(vcpus, Rect{p.X, p.Y + titleH, p.W, p.H - titleH}, scale).Size
-	}
-	if tile(stack[0]) > tile(side[0]) {
+	if tile(GridArea(stack[0], titleH)) > tile(GridArea(side[0], titleH)) {
 		return stack
 	}
 	return side

@@ -60,6 +60,12 @@ type Palette struct {
 	Surface, Border Color
 	// Better and Worse colour a change (view.Verdict).
 	Better, Worse Color
+	// Frames of a machine's topology (DrawTopoFrames): a node's panel and
+	// edge, an LLC's outline, an SMT core's plate.
+	FrameNodeFill, FrameNode, FrameLLC, FrameCore Color
+	// Migration arcs by the level they cross (CrossLook): within a core,
+	// within an LLC, across LLCs, across nodes. None is an IPI's colour.
+	CrossSMT, CrossCore, CrossLLC, CrossNode Color
 	// Groups colour thread chips by task group (an rt-app task's threads):
 	// hues the tile fills do not use, light enough on a halted tile and on
 	// the running blue. More groups than colours repeat them.
@@ -103,6 +109,8 @@ func Dark() Palette {
 		ArmA:   Hex("#9aa5b4"), ArmB: Hex("#3fb950"),
 		Surface: Hex("#1c232c"), Border: Hex("#2a313b"),
 		Better: Hex("#3fb950"), Worse: Hex("#f85149"),
+		FrameNodeFill: Hex("#1b222b"), FrameNode: Hex("#3d4756"), FrameLLC: Hex("#566274"), FrameCore: Hex("#2c3542"),
+		CrossSMT: Hex("#8b97a6"), CrossCore: Hex("#e6edf3"), CrossLLC: Hex("#f0e442"), CrossNode: Hex("#cc79a7"),
 		Groups: groupColors(),
 	}
 }
@@ -128,6 +136,8 @@ func Light() Palette {
 		ArmA:   Hex("#6e7781"), ArmB: Hex("#1a7f37"),
 		Surface: Hex("#f6f8fa"), Border: Hex("#d0d7de"),
 		Better: Hex("#1a7f37"), Worse: Hex("#cf222e"),
+		FrameNodeFill: Hex("#f3f5f8"), FrameNode: Hex("#aeb7c2"), FrameLLC: Hex("#8c959f"), FrameCore: Hex("#d5dbe2"),
+		CrossSMT: Hex("#8c959f"), CrossCore: Hex("#1f2328"), CrossLLC: Hex("#a08600"), CrossNode: Hex("#b4407f"),
 		Groups: groupColors(),
 	}
 }
@@ -186,5 +196,7 @@ func (p *Palette) CSSVars() map[string]string {
 		"--waker-edge": p.WakerEdge.CSS(), "--arm-a": p.ArmA.CSS(), "--arm-b": p.ArmB.CSS(),
 		"--surface-2": p.Surface.CSS(), "--border": p.Border.CSS(), "--better": p.Better.CSS(), "--worse": p.Worse.CSS(),
 		"--class-rt": p.ClassRT.CSS(), "--class-dl": p.ClassDL.CSS(),
+		"--frame-node": p.FrameNode.CSS(), "--frame-llc": p.FrameLLC.CSS(),
+		"--cross-smt": p.CrossSMT.CSS(), "--cross-core": p.CrossCore.CSS(), "--cross-llc": p.CrossLLC.CSS(), "--cross-node": p.CrossNode.CSS(),
 	}
 }

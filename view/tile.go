@@ -37,6 +37,10 @@ type TileInput struct {
 	// Selected outlines the tile; SelectedThread outlines that thread's chip.
 	Selected       bool
 	SelectedThread int
+	// Capacity is the CPU's capacity (out of engine.SchedCapacityScale) to
+	// write under its number, 0 for none: only a machine whose CPUs differ
+	// shows it (CapacityShown).
+	Capacity int
 	// Scale is the device pixel ratio.
 	Scale float32
 }
@@ -113,8 +117,12 @@ func DrawTile(m *Mesh, p *Palette, t Rect, in TileInput, arm int, hits []Hit) []
 		m.StrokeRoundRect(edgeRect, parts.Radius-ew/2, ew, st.Edge)
 	}
 
-	// The CPU number.
+	// The CPU number, and under it a slower CPU's capacity, dimmer.
 	m.Text(strconv.Itoa(in.CPU), parts.Label.X, parts.Label.Y, parts.LabelH, st.Ink)
+	if in.Capacity > 0 {
+		h := parts.LabelH * 0.72
+		m.Text(strconv.Itoa(in.Capacity), parts.Label.X, parts.Label.Y+parts.LabelH*1.3, h, Mix(st.Ink, st.Fill, 0.3))
+	}
 
 	// The gauge and state icon share the top-right corner.
 	c, r := parts.Ring, parts.RingR

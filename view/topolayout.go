@@ -24,12 +24,15 @@ type TopoGrid struct {
 }
 
 // Spacing in tile edges: SMT siblings sit close, as one core; cores further
-// apart; a frame pads what it holds and keeps clear of the next frame.
+// apart; a frame pads what it holds and keeps clear of the next frame, and
+// keeps a band along its top for its label ("node 1", "LLC 3"), which the
+// page writes in HTML over the canvas (TopoLabels).
 const (
-	topoSibGap   = 0.06
-	topoCoreGap  = 0.14
-	topoPad      = 0.14
-	topoFrameGap = 0.22
+	topoSibGap    = 0.06
+	topoCoreGap   = 0.14
+	topoPad       = 0.14
+	topoFrameGap  = 0.22
+	TopoLabelBand = 0.3
 )
 
 // topoBox is a group laid out in tile edges: width and height, and each
@@ -39,15 +42,16 @@ type topoBox struct {
 	at   [][2]float64
 }
 
-// topoRow places n boxes of w x h in rows of cols, gap apart, inside pad.
-func topoRow(n, cols int, w, h, gap, pad float64) topoBox {
+// topoRow places n boxes of w x h in rows of cols, gap apart, inside pad,
+// with top more above them (a frame's label band).
+func topoRow(n, cols int, w, h, gap, pad, top float64) topoBox {
 	rows := (n + cols - 1) / cols
 	b := topoBox{
 		w: float64(cols)*w + float64(cols-1)*gap + 2*pad,
-		h: float64(rows)*h + float64(rows-1)*gap + 2*pad,
+		h: float64(rows)*h + float64(rows-1)*gap + 2*pad + top,
 	}
 	for i := range n {
-		b.at = append(b.at, [2]float64{pad + float64(i%cols)*(w+gap), pad + float64(i/cols)*(h+gap)})
+		b.at = append(b.at, [2]float64{pad + float64(i%cols)*(w+gap), pad + top + float64(i/cols)*(h+gap)})
 	}
 	return b
 }
@@ -71,20 +75,20 @@ func LayoutTopology(s TopoShape, area Rect, scale float32) TopoGrid {
 		coreH += 2 * topoSibGap
 	}
 	llcFramed, nodeFramed := s.Nodes*s.LLCsPerNode > 1, s.Nodes > 1
-	llcPad, nodePad := 0.0, 0.0
+	llcPad, nodePad, llcTop, nodeTop := 0.0, 0.0, 0.0, 0.0
 	if llcFramed {
-		llcPad = topoPad
+		llcPad, llcTop = topoPad, TopoLabelBand
 	}
 	if nodeFramed {
-		nodePad = topoPad
+		nodePad, nodeTop = topoPad, TopoLabelBand
 	}
 	best, bestSize := [3]topoBox{}, 0.0
 	for cc := 1; cc <= s.CoresPerLLC; cc++ {
-		llc := topoRow(s.CoresPerLLC, cc, coreW, coreH, topoCoreGap, llcPad)
+		llc := topoRow(s.CoresPerLLC, cc, coreW, coreH, topoCoreGap, llcPad, llcTop)
 		for lc := 1; lc <= s.LLCsPerNode; lc++ {
-			node := topoRow(s.LLCsPerNode, lc, llc.w, llc.h, topoFrameGap, nodePad)
+			node := topoRow(s.LLCsPerNode, lc, llc.w, llc.h, topoFrameGap, nodePad, nodeTop)
 			for nc := 1; nc <= s.Nodes; nc++ {
-				m := topoRow(s.Nodes, nc, node.w, node.h, topoFrameGap, 0)
+				m := topoRow(s.Nodes, nc, node.w, node.h, topoFrameGap, 0, 0)
 				if size := min(float64(area.W)/m.w, float64(area.H)/m.h); size > bestSize {
 					best, bestSize = [3]topoBox{llc, node, m}, size
 				}

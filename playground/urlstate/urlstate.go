@@ -85,6 +85,9 @@ type State struct {
 	Preset string
 	// Knobs are the overrides in the order they apply.
 	Knobs []Knob
+	// Capacity is machine.capacity, each CPU's capacity (capacity.go); nil
+	// leaves the scenario's.
+	Capacity []int
 	// Policy is a sched_ext policy's Starlark source the page runs as
 	// sched.scx.source in place of the scenario's ("" for none): see policy.go.
 	Policy string
@@ -250,6 +253,12 @@ func (st *State) setKey(key, val string, version *string) (Problem, bool) {
 			return bad("%v", err)
 		}
 		st.RTApp = desc
+	case CapacityKey:
+		caps, err := ParseCapacity(val)
+		if err != nil {
+			return bad("%v", err)
+		}
+		st.Capacity = caps
 	case "theme":
 		switch val {
 		case ThemeDark, ThemeLight:
@@ -388,6 +397,9 @@ func Encode(st State) string {
 	}
 	for _, k := range st.Knobs {
 		add(k.Path, k.Value)
+	}
+	if len(st.Capacity) > 0 {
+		add(CapacityKey, FormatCapacity(st.Capacity))
 	}
 	if c := FormatCompare(st.View.Compare, st.View.CompareA, st.View.CompareB); c != "" {
 		add("compare", c)

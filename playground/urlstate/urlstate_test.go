@@ -236,7 +236,7 @@ func TestParseMoment(t *testing.T) {
 // bounded in size, and that what Parse accepts survives Encode unchanged.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "#v=1&machine.vcpus=32", "v=1&compare=machine.platform:native,kvm&hide=charts",
-		"v=1&%ff=%00", "v=1&speed=20us&embed=1&theme=light", "v=1&lesson=wake-sync&step=2", "step=3", "seed=18446744073709551615", "&&&==&",
+		"v=1&%ff=%00", "v=1&speed=20us&embed=1&theme=light", "v=1&machine.capacity=4x1024,4x512", "v=1&lesson=wake-sync&step=2", "step=3", "seed=18446744073709551615", "&&&==&",
 		"v=1&" + "policy=" + func() string { v, _ := urlstate.EncodePolicy("# p\ndef init():\n    pass\n"); return v }()} {
 		f.Add(s)
 	}
