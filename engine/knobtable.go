@@ -26,7 +26,7 @@ func knobTable() []Knob {
 		// Choices are the shapes the page is to offer (issue 34) besides
 		// flat, the default ""; check accepts any other in the notation.
 		{Path: "machine.topology", Kind: KindChoice, Label: "topology", Choices: []string{"1n2l4c2t", "2n2l4c2t", "2n8l4c2t"}, check: checkTopologyNotation,
-			Doc: "The machine's shape in ktstr's notation NnLlCcTt, any such, not only those listed: N NUMA nodes, L last-level caches in all (a multiple of N), C cores per LLC, T SMT threads per core; empty (the default) is flat, machine.vcpus cores. Setting it sets machine.vcpus. Data only so far: no scheduling decision uses it yet (issue 34)."},
+			Doc: "The machine's shape in ktstr's notation NnLlCcTt, any such, not only those listed: N NUMA nodes, L last-level caches in all (a multiple of N), C cores per LLC, T SMT threads per core; empty (the default) is flat, machine.vcpus cores. Setting it sets machine.vcpus. The Linux reference's placement and sched_ext's idle selection follow it, and SMT siblings busy together run slower (machine.costs.smt_yield_pct)."},
 		{Path: "machine.platform", Kind: KindChoice, Label: "platform", Choices: []string{"native", "kvm"},
 			Doc: "Bare metal (a halt is cheap) or a KVM guest (a halt is a VM exit); sets the default costs."},
 		{Path: "machine.host_halt_poll_ns", Kind: KindInt, Label: "host halt-poll max", Unit: "ns", Min: 0, Max: MaxCostNs, Log: true,

@@ -7,10 +7,10 @@ import (
 )
 
 // The machine's topology (issue 34): NUMA nodes, last-level caches, cores and
-// SMT threads, each CPU's capacity and the distances between nodes. It is data
-// only so far: the table is built and checked, but no scheduling decision
-// reads it yet (a later change makes wake placement and sched_ext's idle
-// masks use it), so every run is what it was on the flat default.
+// SMT threads, each CPU's capacity and the distances between nodes. The table
+// is built and checked here; the Linux reference's placement (linux_topo.go),
+// sched_ext's idle selection (scx_topo.go) and the speed of work (smt.go)
+// read it, each reducing to the flat rules on the flat default.
 //
 // The notation is ktstr's (likewhatevs/ktstr, src/vmm/topology.rs, Topology's
 // Display and FromStr): NnLlCcTt, where L is the machine's total LLC count, a
