@@ -155,21 +155,30 @@ func (p *linuxPolicy) pick(s *Sim, c *cpu) *thread {
 // idleEnter is newidle balancing: pull the busiest runqueue's tail.
 func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	var busiest *cpu
-	for _, o := range s.cpus {
-		if o != c && len(o.rq) > 0 && (busiest == nil || len(o.rq) > len(busiest.rq)) {
-			busiest = o
-		}
-	}
-	if busiest == nil {
-		s.updateIdleCore(c)
-		return false
-	}
-	// newidle_balance is the fair class's: the last fair task that may move
-	// (RT and deadline tasks move by their own push and pull).
 	var t *thread
-	for i := len(busiest.rq) - 1; i >= 0 && t == nil; i-- {
-		if x := busiest.rq[i]; !x.pinned && x.class == classFair && !throttledPair(x, busiest, c) {
-			t = x
+	// sched_balance_newidle walks c's sched domains from the lowest and
+	// stops at the first that pulls a task: a core's threads, its LLC, its
+	// node, the machine (each when it spans more than the one below).
+	for _, span := range s.newidleSpans() {
+		first := c.id - c.id%span
+		busiest = nil
+		for _, o := range s.cpus[first : first+span] {
+			if o != c && len(o.rq) > 0 && (busiest == nil || len(o.rq) > len(busiest.rq)) {
+				busiest = o
+			}
+		}
+		if busiest == nil {
+			continue
+		}
+		// newidle balancing is the fair class's: the last fair task that
+		// may move (RT and deadline tasks move by their own push and pull).
+		for i := len(busiest.rq) - 1; i >= 0 && t == nil; i-- {
+			if x := busiest.rq[i]; !x.pinned && x.class == classFair && !throttledPair(x, busiest, c) {
+				t = x
+			}
+		}
+		if t != nil {
+			break
 		}
 	}
 	if t == nil {

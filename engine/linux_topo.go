@@ -323,3 +323,19 @@ func (s *Sim) findIdlestGroupCPU(first, size, cpu int) int {
 	}
 	return best.id
 }
+
+// newidleSpans are the CPU counts of the sched domains newidle balancing
+// walks, the lowest first: SMT (a core), MC (an LLC), PKG (a node), NUMA
+// (the machine), each only when it spans more CPUs than the one below. The
+// flat machine has one, the machine.
+func (s *Sim) newidleSpans() []int {
+	sh := s.topo.shape
+	var spans []int
+	for _, n := range [...]int{sh.ThreadsPerCore, sh.ThreadsPerCore * sh.CoresPerLLC,
+		sh.ThreadsPerCore * sh.CoresPerLLC * sh.LLCsPerNode(), len(s.cpus)} {
+		if n > 1 && (len(spans) == 0 || n > spans[len(spans)-1]) {
+			spans = append(spans, n)
+		}
+	}
+	return spans
+}

@@ -122,3 +122,32 @@ func TestTopologyFlatIsTheFlatReference(t *testing.T) {
 		t.Error("1n1l8c1t and the flat 8-CPU machine ran differently")
 	}
 }
+
+// TestNewidlePullsFromTheNearestDomain: a CPU going idle pulls from its own
+// LLC before a busier queue in another LLC (sched_balance_newidle stops at
+// the lowest domain that pulls); on the flat machine, from the busiest queue.
+func TestNewidlePullsFromTheNearestDomain(t *testing.T) {
+	for _, tc := range []struct {
+		knob string
+		from int
+	}{{"machine.topology=1n2l4c1t", 1}, {"machine.vcpus=8", 4}} {
+		sc := linuxTopoScenario(t, `{"tasks": {"x": {"loop": 1, "run": 10}}}`, tc.knob)
+		s, err := NewSim(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queue := func(cpu, n int) {
+			for range n {
+				s.rqInsert(s.cpus[cpu], s.newThread("q", RoleWorker, cpu, false))
+			}
+		}
+		queue(1, 1) // CPU 1 shares LLC 0 with CPU 0
+		queue(4, 3) // CPU 4 is in LLC 1
+		if !s.pol.idleEnter(s, s.cpus[0]) {
+			t.Fatalf("%s: CPU 0 pulled nothing", tc.knob)
+		}
+		if got := len(s.cpus[tc.from].rq); got != map[int]int{1: 0, 4: 2}[tc.from] {
+			t.Errorf("%s: CPU %d still queues %d: the pull came from elsewhere", tc.knob, tc.from, got)
+		}
+	}
+}
