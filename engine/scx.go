@@ -212,18 +212,25 @@ func (k *ScxKernel) fail(op ScxOp, err error) {
 	k.eject(fmt.Sprintf("%s: %v", op, err))
 }
 
-// ensureEnabled calls enable the first time the policy sees t
-// (scx_enable_task).
+// ensureEnabled calls init_task, enable and set_weight the first time the
+// policy sees t (scx_init_task, then scx_enable_task), each only if the
+// policy defines it.
 func (k *ScxKernel) ensureEnabled(t *thread) bool {
 	st := k.task(t)
 	if st.enabled {
 		return true
 	}
 	st.enabled = true
-	if k.defined&ScxOpEnable == 0 {
-		return true
+	if k.defined&ScxOpInitTask != 0 && !k.initTask(t) {
+		return false
 	}
-	return k.call(ScxOpEnable, t.cpu, t, func() error { return k.ops.Enable(k, k.handle(t)) })
+	if k.defined&ScxOpEnable != 0 && !k.call(ScxOpEnable, t.cpu, t, func() error { return k.ops.Enable(k, k.handle(t)) }) {
+		return false
+	}
+	if k.defined&ScxOpSetWeight != 0 {
+		return k.setWeight(t)
+	}
+	return true
 }
 
 // The reason select_cpu_dfl gives when it finds no idle CPU, and what a wake

@@ -8,7 +8,7 @@ package engine
 // (package scxstar, which the engine does not import) both implement ScxOps.
 
 // ScxOp names one callback of ScxOps; ScxOpSet is a set of them.
-type ScxOp uint16
+type ScxOp uint32
 
 const (
 	ScxOpInit ScxOp = 1 << iota
@@ -25,6 +25,11 @@ const (
 	ScxOpTimer
 	ScxOpCPUAcquire
 	ScxOpCPURelease
+	// The task lifecycle callbacks (scx_api.go has where each is called).
+	ScxOpInitTask
+	ScxOpExitTask
+	ScxOpSetWeight
+	ScxOpDequeue
 )
 
 // ScxOpSet is the set of callbacks a policy defines; the core calls only
@@ -34,7 +39,8 @@ const (
 type ScxOpSet = ScxOp
 
 var scxOpNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
-	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release"}
+	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release",
+	"init_task", "exit_task", "set_weight", "dequeue"}
 
 func (o ScxOp) String() string {
 	for i, n := range scxOpNames {
@@ -117,6 +123,15 @@ type ScxOps interface {
 	// ReenqueueLocal may be called.
 	CPUAcquire(k *ScxKernel, cpu int) error
 	CPURelease(k *ScxKernel, cpu int, reason int64, next ScxTask) error
+	// InitTask runs the first time the core sees p, before Enable (fork is
+	// false: every task exists when the policy loads); SetWeight right after
+	// Enable, with p's weight (scx_init_task, scx_enable_task). ExitTask and
+	// Dequeue are never called by this core (scx_api.go says why); a policy
+	// may define them.
+	InitTask(k *ScxKernel, p ScxTask, fork bool) error
+	ExitTask(k *ScxKernel, p ScxTask) error
+	SetWeight(k *ScxKernel, p ScxTask, weight int64) error
+	Dequeue(k *ScxKernel, p ScxTask, deqFlags int64) error
 	// SaveState returns the policy's own state for a checkpoint (nil when it
 	// has none), and an error naming what cannot be saved; LoadState reads it
 	// back into a policy made fresh from the same source.
@@ -152,8 +167,12 @@ func (ScxNoOps) CPUAcquire(*ScxKernel, int) error           { return nil }
 func (ScxNoOps) CPURelease(*ScxKernel, int, int64, ScxTask) error {
 	return nil
 }
-func (ScxNoOps) SaveState() ([]byte, error)  { return nil, nil }
-func (ScxNoOps) LoadState(data []byte) error { return nil }
+func (ScxNoOps) InitTask(*ScxKernel, ScxTask, bool) error   { return nil }
+func (ScxNoOps) ExitTask(*ScxKernel, ScxTask) error         { return nil }
+func (ScxNoOps) SetWeight(*ScxKernel, ScxTask, int64) error { return nil }
+func (ScxNoOps) Dequeue(*ScxKernel, ScxTask, int64) error   { return nil }
+func (ScxNoOps) SaveState() ([]byte, error)                 { return nil, nil }
+func (ScxNoOps) LoadState(data []byte) error                { return nil }
 
 // ScxTask is a task as a policy sees it (struct task_struct's scx part). The
 // zero value is no task.

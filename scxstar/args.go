@@ -22,6 +22,7 @@ const (
 	argInt32                 // an int32: DSQ ids, CPUs and flags
 	argInt64                 // an int64: slices, vtimes, exit codes
 	argString                // a string
+	argValue                 // any value (a callback, a list or cpumask)
 )
 
 // param is one parameter: its name as UnpackArgs takes it ("flags?" is
@@ -31,12 +32,13 @@ type param struct {
 	kind argKind
 }
 
-// arg is one unpacked argument: t for a task, n for an int, s for a string.
-// An optional argument not passed is the zero arg.
+// arg is one unpacked argument: t for a task, n for an int, s for a string,
+// v for any value. An optional argument not passed is the zero arg (v nil).
 type arg struct {
 	t *task
 	n int64
 	s string
+	v starlark.Value
 }
 
 // maxParams is the most parameters a helper has (dsq_insert_vtime's five).
@@ -109,6 +111,9 @@ func (a *arg) set(k argKind, v starlark.Value) bool {
 		s, ok := starlark.AsString(v)
 		a.s = s
 		return ok
+	case argValue:
+		a.v = v
+		return true
 	}
 	return false
 }
@@ -128,6 +133,8 @@ func (s *signature) unpackSlow(args starlark.Tuple, kw []starlark.Tuple) (argv, 
 			ptr = new(int64)
 		case argString:
 			ptr = new(string)
+		case argValue:
+			ptr = new(starlark.Value)
 		}
 		pairs = append(pairs, p.name, ptr)
 	}
@@ -145,6 +152,8 @@ func (s *signature) unpackSlow(args starlark.Tuple, kw []starlark.Tuple) (argv, 
 			a[i].n = *ptr
 		case *string:
 			a[i].s = *ptr
+		case *starlark.Value:
+			a[i].v = *ptr
 		}
 	}
 	return a, nil

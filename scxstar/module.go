@@ -30,20 +30,8 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 		"KICK_PREEMPT":          starlark.MakeInt64(engine.ScxKickPreempt),
 	}
 	addClassesAbove(m)
-	// fn registers helper name with its parameters. The builtin is made once;
-	// a call unpacks its arguments (args.go) and runs f on the current core.
 	fn := func(name string, params []param, f func(k *engine.ScxKernel, a argv) (starlark.Value, error)) {
-		sig := newSignature(name, params)
-		m[name] = starlark.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if p.k == nil {
-				return nil, fmt.Errorf("%s: called at the top level: call it from a callback (init for set-up)", name)
-			}
-			a, err := sig.unpack(args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			return f(p.k, a)
-		})
+		addFn(p, m, name, params, f)
 	}
 	task, dsq, cpu := param{"p", argTask}, param{"dsq", argInt32}, param{"cpu", argInt32}
 	fn("dsq_insert", []param{task, dsq, {"slice", argInt64}, {"enq_flags?", argInt32}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
@@ -98,11 +86,7 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 		if err != nil {
 			return nil, err
 		}
-		l := make([]starlark.Value, len(cpus))
-		for i, c := range cpus {
-			l[i] = starlark.MakeInt(c)
-		}
-		return starlark.NewList(l), nil
+		return maskOf(cpus), nil
 	})
 	fn("kick_cpu", []param{cpu, {"flags?", argInt32}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
 		return starlark.None, k.KickCPU(int(a[0].n), a[1].n)
@@ -117,9 +101,6 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 	fn("task_cpu", []param{task}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
 		return starlark.MakeInt(a[0].t.t.CPU()), nil
 	})
-	fn("timer_start", []param{{"ns", argInt64}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return starlark.None, k.TimerStart(a[0].n)
-	})
 	fn("exit", []param{{"code", argInt64}, {"msg?", argString}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
 		return nil, k.Exit(a[0].n, a[1].s)
 	})
@@ -127,9 +108,27 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 		return nil, fmt.Errorf("scx.error: %s", a[0].s)
 	})
 	addTopo(p, m) // scx.PICK_IDLE_CORE and the topology helpers (topo.go)
+	addAPI(p, m)  // cpumasks, topology queries, tasks and DSQ walks (api.go)
 	// SLICE_DFL is sched.scx_slice_us (the kernel's is 20 ms, the default).
 	m["SLICE_DFL"] = starlark.MakeInt64(sliceDflNs)
 	return newScxModule("scx", m)
+}
+
+// addFn registers helper name in m with its parameters. The builtin is made
+// once; a call unpacks its arguments (args.go) and runs f on the current
+// core.
+func addFn(p *Policy, m starlark.StringDict, name string, params []param, f func(k *engine.ScxKernel, a argv) (starlark.Value, error)) {
+	sig := newSignature(name, params)
+	m[name] = starlark.NewBuiltin(name, func(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if p.k == nil {
+			return nil, fmt.Errorf("%s: called at the top level: call it from a callback (init for set-up)", name)
+		}
+		a, err := sig.unpack(args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return f(p.k, a)
+	})
 }
 
 // cpuIdleTuple is select_cpu_dfl's (cpu, idle), the same tuple for the same

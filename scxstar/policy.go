@@ -26,7 +26,11 @@ const (
 // runs it with p.call(k, op, n); a helper is an fn(name, params, f) in
 // newModule.
 var callbackNames = [...]string{"init", "enable", "select_cpu", "enqueue", "dispatch", "runnable",
-	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release"}
+	"running", "stopping", "quiescent", "update_idle", "tick", "timer", "cpu_acquire", "cpu_release",
+	"init_task", "exit_task", "set_weight", "dequeue"}
+
+// timerIndex is timer's place in callbackNames (Policy.Timer, timers.go).
+var timerIndex = bits.TrailingZeros32(uint32(engine.ScxOpTimer))
 
 // Policy is a compiled Starlark policy: engine.ScxOps over its callbacks.
 type Policy struct {
@@ -48,6 +52,9 @@ type Policy struct {
 	// (cpu, True), made once each: a tuple is immutable, so every call that
 	// answers the same may return the same one.
 	cpuIdle [][2]starlark.Value
+	// api is the binding's kernel-side state: performance levels and
+	// timers (timers.go).
+	api apiState
 }
 
 // maxCallbackArgs is the most arguments a callback takes (select_cpu's p,
@@ -210,7 +217,7 @@ func (p *Policy) runError(where string, budget uint64, err error) error {
 // call runs callback op under the step budget with the first n of its
 // p.args, which the caller has filled.
 func (p *Policy) call(k *engine.ScxKernel, op engine.ScxOp, n int) (starlark.Value, error) {
-	i := bits.TrailingZeros16(uint16(op))
+	i := bits.TrailingZeros32(uint32(op))
 	p.k = k
 	defer func() { p.k = nil }()
 	budget := uint64(CallbackSteps)
@@ -226,9 +233,23 @@ func (p *Policy) call(k *engine.ScxKernel, op engine.ScxOp, n int) (starlark.Val
 	return v, nil
 }
 
+// callAs runs fn, a def of the policy's top level named name, as callback
+// op with no arguments (a timer's callback), under op's step budget.
+func (p *Policy) callAs(k *engine.ScxKernel, op engine.ScxOp, fn starlark.Callable, name string) (starlark.Value, error) {
+	p.k = k
+	defer func() { p.k = nil }()
+	p.thread.SetMaxExecutionSteps(p.thread.Steps + CallbackSteps)
+	v, err := starlark.Call(p.thread, fn, nil, nil)
+	if err != nil {
+		p.thread.Uncancel()
+		return nil, p.runError(name, CallbackSteps, err)
+	}
+	return v, nil
+}
+
 // argsOf is callback op's argument array, for its method to fill.
 func (p *Policy) argsOf(op engine.ScxOp) *[maxCallbackArgs]starlark.Value {
-	return &p.args[bits.TrailingZeros16(uint16(op))]
+	return &p.args[bits.TrailingZeros32(uint32(op))]
 }
 
 // Steps is the Starlark steps the policy has executed so far, its top level
@@ -246,7 +267,10 @@ func (p *Policy) print(_ *starlark.Thread, msg string) {
 
 // The engine.ScxOps methods.
 
-func (p *Policy) Defined() engine.ScxOpSet { return p.defined }
+// Defined is the callbacks the policy defines, and timer always: a timer
+// may run any def (timer_start's callback), and Timer runs none when no
+// timer is due (timers.go).
+func (p *Policy) Defined() engine.ScxOpSet { return p.defined | engine.ScxOpTimer }
 
 func (p *Policy) Init(k *engine.ScxKernel) error {
 	_, err := p.call(k, engine.ScxOpInit, 0)
@@ -324,10 +348,5 @@ func (p *Policy) UpdateIdle(k *engine.ScxKernel, cpu int, idle bool) error {
 func (p *Policy) Tick(k *engine.ScxKernel, t engine.ScxTask) error {
 	p.argsOf(engine.ScxOpTick)[0] = p.task(t)
 	_, err := p.call(k, engine.ScxOpTick, 1)
-	return err
-}
-
-func (p *Policy) Timer(k *engine.ScxKernel) error {
-	_, err := p.call(k, engine.ScxOpTimer, 0)
 	return err
 }

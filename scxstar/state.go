@@ -7,6 +7,8 @@ import (
 	"math/big"
 
 	"go.starlark.net/starlark"
+
+	"schedplay/engine"
 )
 
 // A policy's state in a checkpoint: its globals that hold lists or dicts
@@ -29,6 +31,7 @@ const (
 	tagList
 	tagTuple
 	tagDict
+	tagCpumask
 )
 
 // maxStateDepth bounds nesting, on save and on load.
@@ -56,6 +59,11 @@ func (p *Policy) SaveState() ([]byte, error) {
 		if b, err = encode(b, v, 0); err != nil {
 			return nil, fmt.Errorf("global %s: %v", name, err)
 		}
+	}
+	if p.api.named() {
+		b = binary.AppendUvarint(b, uint64(len(apiStateKey)))
+		b = append(b, apiStateKey...)
+		b, _ = encode(b, p.api.value(), 0) // ints, strings, tuples: always encodable
 	}
 	return b, nil
 }
@@ -121,10 +129,18 @@ func encode(b []byte, v starlark.Value, depth int) ([]byte, error) {
 			}
 		}
 		return b, nil
+	case *cpumask:
+		cpus := v.cpus()
+		b = append(b, tagCpumask)
+		b = binary.AppendUvarint(b, uint64(len(cpus)))
+		for _, c := range cpus {
+			b = binary.AppendUvarint(b, uint64(c))
+		}
+		return b, nil
 	case *task:
 		return nil, fmt.Errorf("holds a task (pid %d): keep tasks by their pid", v.t.PID())
 	}
-	return nil, fmt.Errorf("holds a %s, which a checkpoint cannot save (None, bools, ints, floats, strings, lists, tuples and dicts can be)", v.Type())
+	return nil, fmt.Errorf("holds a %s, which a checkpoint cannot save (None, bools, ints, floats, strings, lists, tuples, dicts and cpumasks can be)", v.Type())
 }
 
 // LoadState implements engine.ScxOps: it refills the saved containers.
@@ -135,6 +151,12 @@ func (p *Policy) LoadState(data []byte) error {
 		v := d.value(0)
 		if d.err != nil {
 			break
+		}
+		if name == apiStateKey {
+			if err := p.api.load(v); err != nil {
+				return err
+			}
+			continue
 		}
 		g, ok := p.globals[name]
 		if !ok {
@@ -270,6 +292,18 @@ func (d *decoder) value(depth int) starlark.Value {
 			if err := m.SetKey(k, v); err != nil {
 				d.fail("a dict key: %v", err)
 			}
+		}
+		return m
+	case tagCpumask:
+		n := d.count()
+		m := &cpumask{}
+		for range n {
+			c := d.uv()
+			if c >= engine.MaxVCPUs {
+				d.fail("CPU %d in a cpumask", c)
+				return starlark.None
+			}
+			m.w[c/64] |= 1 << (c % 64)
 		}
 		return m
 	}

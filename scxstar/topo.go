@@ -59,7 +59,10 @@ func addTopo(p *Policy, m starlark.StringDict) {
 			return nil, err
 		}
 		cpus, err := k.IdleSMTCPUs()
-		return intList(cpus), err
+		if err != nil {
+			return nil, err
+		}
+		return maskOf(cpus), nil
 	})
 	perCPU := func(name string, f func(tt *engine.TopoTable, cpu int) starlark.Value) {
 		fn(name, func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
@@ -75,7 +78,7 @@ func addTopo(p *Policy, m starlark.StringDict) {
 	}
 	perCPU("cpu_node", func(tt *engine.TopoTable, cpu int) starlark.Value { return starlark.MakeInt(tt.CPU(cpu).Node) })
 	perCPU("cpu_llc", func(tt *engine.TopoTable, cpu int) starlark.Value { return starlark.MakeInt(tt.CPU(cpu).LLC) })
-	perCPU("smt_siblings", func(tt *engine.TopoTable, cpu int) starlark.Value { return intList(tt.Siblings(cpu)) })
+	perCPU("smt_siblings", func(tt *engine.TopoTable, cpu int) starlark.Value { return maskOf(tt.Siblings(cpu)) })
 	count := func(name string, f func(sh engine.Topology) int) {
 		fn(name, func(k *engine.ScxKernel, args starlark.Tuple, kw []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(name, args, kw); err != nil {
@@ -88,14 +91,18 @@ func addTopo(p *Policy, m starlark.StringDict) {
 	count("nr_llcs", func(sh engine.Topology) int { return sh.LLCs })
 }
 
-// cpuList reads a list of CPU numbers (None: nil, all the task's CPUs).
+// cpuList reads a list of CPU numbers or a cpumask (None: nil, all the
+// task's CPUs).
 func cpuList(name string, v starlark.Value) ([]int, error) {
 	if v == starlark.None {
 		return nil, nil
 	}
+	if m, ok := v.(*cpumask); ok {
+		return m.cpus(), nil
+	}
 	it, ok := v.(starlark.Iterable)
 	if !ok {
-		return nil, fmt.Errorf("%s: cpus: want a list of CPUs, got %s", name, v.Type())
+		return nil, fmt.Errorf("%s: cpus: want a list of CPUs or a cpumask, got %s", name, v.Type())
 	}
 	iter := it.Iterate()
 	defer iter.Done()
@@ -112,12 +119,4 @@ func cpuList(name string, v starlark.Value) ([]int, error) {
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-func intList(xs []int) *starlark.List {
-	l := make([]starlark.Value, len(xs))
-	for i, x := range xs {
-		l[i] = starlark.MakeInt(x)
-	}
-	return starlark.NewList(l)
 }
