@@ -1,0 +1,240 @@
+package scxstar
+
+import (
+	"strings"
+	"testing"
+
+	"schedplay/engine"
+)
+
+// bpflandRun runs sc under examples/policies/scx_bpfland.star (src when
+// given), failing on an ejection, and returns its results and the CPU time
+// (ns) each thread ran on each CPU.
+func bpflandRun(t *testing.T, sc engine.Scenario, src string) (engine.Results, map[int32][]int64) {
+	t.Helper()
+	if src == "" {
+		src = policySource(t, "scx_bpfland")
+	}
+	sc = withPolicy(sc, src)
+	s, err := engine.NewSimScx(sc, CompilerNamed("scx_bpfland.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	n := s.NumCPUs()
+	ran := map[int32][]int64{}
+	cur := make([]int32, n)
+	since := make([]int64, n)
+	for i := range cur {
+		cur[i] = -1
+	}
+	stop := func(cpu int32, at int64) {
+		if th := cur[cpu]; th >= 0 {
+			if ran[th] == nil {
+				ran[th] = make([]int64, n)
+			}
+			ran[th][cpu] += at - since[cpu]
+			cur[cpu] = -1
+		}
+	}
+	s.Observe(func(e engine.VisEvent) {
+		// VisState names the CPU's running thread (-1 for none) at each
+		// change of state; VisRun a switch.
+		if (e.Kind == engine.VisState || e.Kind == engine.VisRun) && e.CPU >= 0 && e.Thread != cur[e.CPU] {
+			stop(e.CPU, e.AtNs)
+			cur[e.CPU], since[e.CPU] = e.Thread, e.AtNs
+		}
+		if e.Kind == engine.VisBlock && e.CPU >= 0 {
+			stop(e.CPU, e.AtNs)
+		}
+	})
+	res := s.Run()
+	for c := range cur {
+		stop(int32(c), sc.DurationMs*1e6)
+	}
+	if res.ScxExit.Ejected() {
+		t.Fatalf("ejected at %d ns: %s", res.ScxExit.AtNs, res.ScxExit.Reason)
+	}
+	return res, ran
+}
+
+// bpflandScenario is an rt-app scenario on machine topo with per-CPU
+// capacities caps (nil for all 1024).
+func bpflandScenario(t *testing.T, topo string, caps []int, durMs int, rtapp string) engine.Scenario {
+	t.Helper()
+	sc := engine.DefaultScenario()
+	shape, err := engine.ParseTopology(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Machine.Topology, sc.Machine.VCPUs = topo, shape.CPUs()
+	if caps != nil {
+		sc.Machine.Capacity = caps
+	}
+	sc.DurationMs, sc.WarmupMs = int64(durMs), 0
+	sc.Workload.Kind = engine.WorkloadRTApp
+	sc.Workload.RTApp = rtapp
+	return sc
+}
+
+// byName maps rt-app task names to the threads' ids, in the order the
+// results list them (thread ids follow the description's tasks in order).
+func mainCPU(ran []int64) int {
+	best := 0
+	for c, ns := range ran {
+		if ns > ran[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// TestBpflandHogsTakeCores: on 1n1l4c2t, four CPU hogs end on four cores,
+// one CPU each, and never share a core: a wake takes a wholly idle core
+// first (select_cpu_and's SMT step), and a hog whose sibling is busy while
+// CPUs idle is not kept running (keep_running's is_smt_contended) but goes
+// through enqueue (OPS_ENQ_LAST) to look for an idle core.
+func TestBpflandHogsTakeCores(t *testing.T) {
+	sc := bpflandScenario(t, "1n1l4c2t", nil, 200, `{"tasks": {"hog": {"instance": 4, "loop": -1, "run": 10000}}}`)
+	res, ran := bpflandRun(t, sc, "")
+	cores := map[int]bool{}
+	for th, r := range ran {
+		c := mainCPU(r)
+		cores[c/2] = true // 1n1l4c2t: CPUs 2k and 2k+1 are core k
+		t.Logf("thread %d: CPU time by CPU %v", th, r)
+	}
+	if len(ran) != 4 || len(cores) != 4 {
+		t.Errorf("the hogs ran mostly on %d cores: %v", len(cores), ran)
+	}
+	if res.SMTContendedFrac > 0.01 {
+		t.Errorf("SMT-contended fraction %.3f: hogs shared a core while others idled", res.SMTContendedFrac)
+	}
+	t.Logf("smt contended %.4f, busy %.2f", res.SMTContendedFrac, res.BusyVCPUsMean)
+}
+
+// TestBpflandLatencySensitive: a task that runs 200 µs every 5 ms beside
+// eight CPU hogs on four CPUs is woken to run sooner than under scx_simple.
+// Its deadline is its vruntime plus the little it ran since it woke
+// (task_dl), where the hogs' grows by their whole runs, so it is at the
+// head of the node DSQ; and the hogs' slices are 1 ms divided by the
+// queue's depth (task_slice), where scx_simple's are 20 ms.
+func TestBpflandLatencySensitive(t *testing.T) {
+	sc := bpflandScenario(t, "1n1l4c1t", nil, 500, `{"tasks": {
+		"hog": {"instance": 8, "loop": -1, "run": 100000},
+		"lat": {"loop": -1, "run": 200, "timer": {"ref": "tick", "period": 5000}}}}`)
+	res, _ := bpflandRun(t, sc, "")
+	want := goSimple(t, sc, "")
+	lat := func(r engine.Results) engine.RTAppTaskResults {
+		for _, tr := range r.RTApp.Tasks {
+			if tr.Name == "lat" {
+				return tr
+			}
+		}
+		t.Fatalf("no task lat in %+v", r.RTApp)
+		return engine.RTAppTaskResults{}
+	}
+	b, s := lat(res), lat(want)
+	t.Logf("wu_lat mean %.1f µs max %.1f µs (scx_simple %.1f, %.1f); loops %d (%d)", b.WuLatMeanUs, b.WuLatMaxUs, s.WuLatMeanUs, s.WuLatMaxUs, b.Loops, s.Loops)
+	if b.TimedLoops == 0 || s.TimedLoops == 0 {
+		t.Fatalf("no timed loops: %+v, %+v", b, s)
+	}
+	if b.WuLatMeanUs >= s.WuLatMeanUs {
+		t.Errorf("wake-up latency %.1f µs, not under scx_simple's %.1f µs", b.WuLatMeanUs, s.WuLatMeanUs)
+	}
+}
+
+// TestBpflandPreferredScan: on a big.LITTLE machine (CPUs 0-3 at 1024, 4-7
+// at 512), a lone periodic task whose previous CPU is busy (a task pinned
+// there) is placed by the capacity-ordered idle scan
+// (pick_idle_cpu_scan, PREFERRED_IDLE_SCAN = True, scx_bpfland -P) on a big
+// CPU, and stays there: each later wake finds its previous CPU idle.
+func TestBpflandPreferredScan(t *testing.T) {
+	caps := []int{1024, 1024, 1024, 1024, 512, 512, 512, 512}
+	// Threads are homed round robin: the four "a" on CPUs 0-3, "b" on 4,
+	// where "c" is pinned.
+	sc := bpflandScenario(t, "1n1l8c1t", caps, 200, `{"tasks": {
+		"a": {"instance": 4, "loop": 1, "run": 50},
+		"b": {"loop": -1, "run": 1000, "sleep": 4000},
+		"c": {"cpus": [4], "loop": -1, "run": 10000}}}`)
+	src := policySource(t, "scx_bpfland")
+	scan := strings.Replace(src, "PREFERRED_IDLE_SCAN = False", "PREFERRED_IDLE_SCAN = True", 1)
+	if scan == src {
+		t.Fatal("no PREFERRED_IDLE_SCAN = False in scx_bpfland.star")
+	}
+	bigShare := func(ran map[int32][]int64) (float64, int32) {
+		// b is the thread with CPU time on more than... the one not pinned
+		// and running most: pick the thread with the most CPU time off CPU 4
+		// among those that also run periodically (b: 20% duty).
+		var bt int32 = -1
+		var bestTotal int64
+		for th, r := range ran {
+			var tot int64
+			for _, ns := range r {
+				tot += ns
+			}
+			if r[4] == tot { // c, pinned on 4 (or an "a" that ran there)
+				continue
+			}
+			if tot > bestTotal {
+				bt, bestTotal = th, tot
+			}
+		}
+		if bt < 0 {
+			t.Fatalf("no b thread: %v", ran)
+		}
+		var big int64
+		for c := 0; c < 4; c++ {
+			big += ran[bt][c]
+		}
+		return float64(big) / float64(bestTotal), bt
+	}
+	_, ranScan := bpflandRun(t, sc, scan)
+	got, bt := bigShare(ranScan)
+	_, ranDfl := bpflandRun(t, sc, "")
+	dfl, _ := bigShare(ranDfl)
+	t.Logf("b (thread %d): on big CPUs %.3f of its time with the preferred scan (%v), %.3f without (%v)", bt, got, ranScan[bt], dfl, ranDfl[bt])
+	if got < 0.95 {
+		t.Errorf("with the preferred scan b ran %.3f of its time on big CPUs: %v", got, ranScan[bt])
+	}
+}
+
+// TestBpflandNodeDSQs: on 2n2l4c2t with eight periodic tasks (half the
+// machine's CPUs' worth of work, homed four per node... round robin), no
+// task crosses a node: a wake's idle pick searches the previous CPU's LLC
+// and node first (select_cpu_and), and a task that finds no idle CPU waits
+// in its node's DSQ (node_dsq), which only that node's CPUs consume.
+func TestBpflandNodeDSQs(t *testing.T) {
+	sc := bpflandScenario(t, "2n2l4c2t", nil, 300, `{"tasks": {
+		"w": {"instance": 16, "loop": -1, "run": 1000, "sleep": 2000}}}`)
+	sc.WarmupMs = 20 // the first placements are the engine's homing, not the policy's
+	res, ran := bpflandRun(t, sc, "")
+	crossed := 0
+	for _, r := range ran {
+		var n0, n1 int64
+		for c, ns := range r {
+			if c < 8 {
+				n0 += ns
+			} else {
+				n1 += ns
+			}
+		}
+		if n0 > 0 && n1 > 0 {
+			crossed++
+		}
+	}
+	t.Logf("migrations by level %+v; busy %.2f; tasks on both nodes %d of %d", res.MigrationsByLevel, res.BusyVCPUsMean, crossed, len(ran))
+	if res.MigrationsByLevel.Node != 0 || crossed != 0 {
+		t.Errorf("%.1f cross-node migrations/s, %d tasks ran on both nodes", res.MigrationsByLevel.Node, crossed)
+	}
+}
+
+// TestBpflandExamples: hackbench and saturated-sync, short, without an
+// ejection, doing work.
+func TestBpflandExamples(t *testing.T) {
+	for _, ex := range []string{"hackbench", "saturated-sync"} {
+		sc := readExample(t, ex, "sched.policy=scx_simple", "duration_ms=300", "warmup_ms=50")
+		res, _ := bpflandRun(t, sc, "")
+		want := goSimple(t, sc, "")
+		t.Logf("%s: completed %d (scx_simple %d), busy %.2f (%.2f), runnable wait p99 %.0f µs (%.0f)", ex, res.Completed, want.Completed, res.BusyVCPUsMean, want.BusyVCPUsMean, res.RunnableWaitUs.P99, want.RunnableWaitUs.P99)
+	}
+}
