@@ -77,8 +77,7 @@ func bpflandScenario(t *testing.T, topo string, caps []int, durMs int, rtapp str
 	return sc
 }
 
-// byName maps rt-app task names to the threads' ids, in the order the
-// results list them (thread ids follow the description's tasks in order).
+// mainCPU is the CPU a thread ran on most.
 func mainCPU(ran []int64) int {
 	best := 0
 	for c, ns := range ran {
@@ -150,8 +149,9 @@ func TestBpflandLatencySensitive(t *testing.T) {
 // CPU, and stays there: each later wake finds its previous CPU idle.
 func TestBpflandPreferredScan(t *testing.T) {
 	caps := []int{1024, 1024, 1024, 1024, 512, 512, 512, 512}
-	// Threads are homed round robin: the four "a" on CPUs 0-3, "b" on 4,
-	// where "c" is pinned.
+	// Meant: "b" homed on little CPU 4, where "c" is pinned. In fact b is
+	// first placed on CPU 0 (the engine's homing), so this run does not yet
+	// tell the scan from the default pick (both keep b on CPU 0): TODO.
 	sc := bpflandScenario(t, "1n1l8c1t", caps, 200, `{"tasks": {
 		"a": {"instance": 4, "loop": 1, "run": 50},
 		"b": {"loop": -1, "run": 1000, "sleep": 4000},
@@ -198,9 +198,9 @@ func TestBpflandPreferredScan(t *testing.T) {
 	}
 }
 
-// TestBpflandNodeDSQs: on 2n2l4c2t with eight periodic tasks (half the
-// machine's CPUs' worth of work, homed four per node... round robin), no
-// task crosses a node: a wake's idle pick searches the previous CPU's LLC
+// TestBpflandNodeDSQs: on 2n2l4c2t (16 CPUs) with sixteen tasks running a
+// third of the time (about 5.3 CPUs' worth, homed round robin), no task
+// crosses a node after the warm-up: a wake's idle pick searches the previous CPU's LLC
 // and node first (select_cpu_and), and a task that finds no idle CPU waits
 // in its node's DSQ (node_dsq), which only that node's CPUs consume.
 func TestBpflandNodeDSQs(t *testing.T) {
