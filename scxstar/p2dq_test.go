@@ -170,3 +170,24 @@ func TestP2DQSliceLevels(t *testing.T) {
 		t.Errorf("a task that never sleeps moved to level %d", hi)
 	}
 }
+
+// TestP2DQExamplesOnTwoLLCs: hackbench and saturated-sync, short, on
+// 1n2l4c2t (where the LLC DSQs, the migration DSQs and pick-two all act):
+// not ejected, work done, no task left waiting at the end for long.
+func TestP2DQExamplesOnTwoLLCs(t *testing.T) {
+	for _, ex := range []string{"hackbench", "saturated-sync"} {
+		t.Run(ex, func(t *testing.T) {
+			sc := readExample(t, ex, "sched.policy=scx_simple", "machine.topology=1n2l4c2t", "duration_ms=300", "warmup_ms=50")
+			sc = withPolicy(sc, policySource(t, "scx_p2dq"))
+			r := runExamplePolicy(t, sc, "scx_p2dq.star")
+			if r.res.ScxExit.Ejected() {
+				t.Fatalf("ejected at %d ns: %s", r.res.ScxExit.AtNs, r.res.ScxExit.Reason)
+			}
+			if r.res.Completed <= 0 {
+				t.Fatalf("completed no work")
+			}
+			t.Logf("completed %d, busy vCPUs %.2f, migrations by level %+v, runs by CPU %v, waiting %d",
+				r.res.Completed, r.res.BusyVCPUsMean, r.res.MigrationsByLevel, r.runs, r.res.ScxWaiting.Count)
+		})
+	}
+}
