@@ -177,7 +177,7 @@ func TestExamples(t *testing.T) {
 	for _, f := range files {
 		names = append(names, strings.TrimSuffix(filepath.Base(f), ".star"))
 	}
-	for _, want := range []string{"scx_bpfland", "scx_central", "scx_qmap", "scx_simple", "scx_wakesync"} {
+	for _, want := range []string{"scx_bpfland", "scx_central", "scx_p2dq", "scx_qmap", "scx_simple", "scx_wakesync"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("examples/policies/%s.star is missing", want)
 		}
