@@ -103,6 +103,11 @@ type ScxKernel struct {
 	// abovePut: a higher class's task preempts the CPU's sched_ext task,
 	// whose balance ran; its put and the pick follow (scx_classes.go).
 	abovePut []bool
+	// notifyCPU is the CPU (plus one; 0 for none) whose idle transition
+	// update_idle is reporting, and notifyIdle which way: the idle mask
+	// already shows it (updateIdle).
+	notifyCPU  int
+	notifyIdle bool
 	// released: the ext class left the CPU for a higher one and the policy
 	// was told (rq->scx.cpu_released), until its next balance there.
 	released []bool

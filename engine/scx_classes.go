@@ -193,9 +193,7 @@ func (k *ScxKernel) takeAbove(c *cpu) *thread {
 	k.left[c.id] = nil
 	if k.idleSeen[c.id] {
 		k.idleSeen[c.id] = false
-		if k.defined&ScxOpUpdateIdle != 0 {
-			k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, false) })
-		}
+		k.updateIdle(c, false)
 	}
 	return t
 }

@@ -244,7 +244,7 @@ func (k *ScxKernel) pick(s *Sim, c *cpu) *thread {
 	if t != nil && k.fair == nil && k.idleSeen[c.id] {
 		// put_prev_task_idle: the CPU leaves idle (__scx_update_idle).
 		k.idleSeen[c.id] = false
-		if k.defined&ScxOpUpdateIdle != 0 && !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, false) }) {
+		if !k.updateIdle(c, false) {
 			s.rqInsert(c, t)
 			return k.fair.pick(s, c)
 		}
@@ -317,10 +317,22 @@ func (k *ScxKernel) idleEnter(s *Sim, c *cpu) bool {
 		return false // idle to idle: no transition (__scx_update_idle)
 	}
 	k.idleSeen[c.id] = true
-	if k.defined&ScxOpUpdateIdle != 0 {
-		if !k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, true) }) {
-			return k.fair.idleEnter(s, c)
-		}
+	if !k.updateIdle(c, true) {
+		return k.fair.idleEnter(s, c)
 	}
 	return false
+}
+
+// updateIdle is __scx_update_idle's call of update_idle(cpu, idle) for c's
+// transition, made after the built-in idle mask took it (update_builtin_idle
+// comes first, so the policy sees c idle, or not, in the mask). It reports
+// false when the callback ejected the policy.
+func (k *ScxKernel) updateIdle(c *cpu, idle bool) bool {
+	if k.defined&ScxOpUpdateIdle == 0 {
+		return true
+	}
+	k.notifyCPU, k.notifyIdle = c.id+1, idle
+	ok := k.call(ScxOpUpdateIdle, c.id, nil, func() error { return k.ops.UpdateIdle(k, c.id, idle) })
+	k.notifyCPU = 0
+	return ok
 }

@@ -155,6 +155,9 @@ func (k *ScxKernel) DSQNrQueued(dsq int64) (int, error) {
 // put_prev_task_idle clears it). A CPU still spending the overhead of the
 // task that left it (payDebt, state running) is not idle yet.
 func (k *ScxKernel) idleCPU(c *cpu) bool {
+	if c.id+1 == k.notifyCPU {
+		return k.notifyIdle && !k.claimed[c.id] // the transition update_idle reports
+	}
 	return c.cur == nil && c.state != CPURunning && len(c.rq) == 0 && len(c.incoming) == 0 && !k.claimed[c.id]
 }
 
