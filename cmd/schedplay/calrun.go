@@ -126,7 +126,7 @@ func (c *calCase) planRuns(plan calPlan) error {
 // costKnobs lists the platform costs to vary for a case with these arms (their
 // policies decide which costs matter): every machine.costs knob but
 // cache_hot_ns (a threshold, not a cost), less those only a policy none of them
-// uses reads.
+// uses reads, and the SMT yield unless a machine has SMT threads.
 func costKnobs(arms []engine.ArmScenario) []string {
 	policyOnly := map[string]string{
 		"machine.costs.balance_pass_ns":    "osv",
@@ -140,9 +140,18 @@ func costKnobs(arms []engine.ArmScenario) []string {
 		if pol, ok := policyOnly[p]; ok && !slices.ContainsFunc(arms, func(a engine.ArmScenario) bool { return a.Scenario.Sched.Policy == pol }) {
 			continue
 		}
+		if p == "machine.costs.smt_yield_pct" && !slices.ContainsFunc(arms, hasSMT) {
+			continue // only a machine with SMT threads reads it
+		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// hasSMT says whether an arm's machine has SMT threads.
+func hasSMT(a engine.ArmScenario) bool {
+	t, err := engine.ParseTopology(a.Scenario.Machine.Topology)
+	return err == nil && a.Scenario.Machine.Topology != "" && t.ThreadsPerCore > 1
 }
 
 // costValue reads an integer cost knob of sc.
