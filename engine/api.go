@@ -286,15 +286,10 @@ type Results struct {
 	SpinCPUFrac             float64  `json:"spin_cpu_frac"`
 	HostCPUFrac             float64  `json:"host_cpu_frac"`
 	MigrationsPerS          float64  `json:"migrations_per_s"`
-	// MigrationsByLevel splits MigrationsPerS by how far the tasks moved,
-	// on a machine with a topology (machine.topology); zero, and left out
-	// of the JSON, on the flat machine.
-	MigrationsByLevel MigrationLevels `json:"migrations_per_s_by_level,omitzero"`
-	// SMTContendedFrac is, of the busy CPU time on a machine with SMT, the
-	// part during which a sibling of the CPU was busy too (each then ran at
-	// half the core's yield); 0 without SMT.
-	SMTContendedFrac float64 `json:"smt_contended_frac,omitzero"`
-	SpinWindowMean   float64 `json:"spin_window_mean"`
+	// Topology holds what only a machine with a topology reports
+	// (machine.topology); zero, and left out of the JSON, on the flat machine.
+	Topology       TopologyResults `json:"topology,omitzero"`
+	SpinWindowMean float64         `json:"spin_window_mean"`
 	// RowLocks are pgbench's row-lock waits (workload.tpcb_scale); zero, and
 	// left out of the JSON, when the run has no row locks (docs/mechanisms.md,
 	// TPC-B row locks).
@@ -369,6 +364,16 @@ type Decision struct {
 	Reason string
 	// Value carries a number where one matters (new spin window, load seen).
 	Value int64
+}
+
+// TopologyResults are a run's figures on a machine with a topology.
+type TopologyResults struct {
+	// MigrationsByLevel splits MigrationsPerS by how far the tasks moved.
+	MigrationsByLevel MigrationLevels `json:"migrations_per_s_by_level"`
+	// SMTContendedFrac is, of the busy CPU time on a machine with SMT, the
+	// part during which a sibling of the CPU was busy too (each then ran at
+	// half the core's yield); 0 without SMT.
+	SMTContendedFrac float64 `json:"smt_contended_frac"`
 }
 
 // MigrationLevels are migrations per second by how far the task moved: to

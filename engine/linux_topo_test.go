@@ -118,10 +118,10 @@ func TestWakeTakesAWholeIdleCore(t *testing.T) {
 func TestTopologyFlatIsTheFlatReference(t *testing.T) {
 	a := runExample(t, "hackbench", "linux", "machine.topology=1n1l8c1t", "duration_ms=200")
 	b := runExample(t, "hackbench", "linux", "machine.vcpus=8", "duration_ms=200")
-	if a.MigrationsByLevel.Core != a.MigrationsPerS {
-		t.Errorf("1n1l8c1t: migrations by level %+v, want all %.1f/s to another core of the LLC", a.MigrationsByLevel, a.MigrationsPerS)
+	if a.Topology.MigrationsByLevel.Core != a.MigrationsPerS {
+		t.Errorf("1n1l8c1t: migrations by level %+v, want all %.1f/s to another core of the LLC", a.Topology.MigrationsByLevel, a.MigrationsPerS)
 	}
-	a.MigrationsByLevel = MigrationLevels{} // only a topology reports them
+	a.Topology.MigrationsByLevel = MigrationLevels{} // only a topology reports them
 	if string(mustJSON(t, a)) != string(mustJSON(t, b)) {
 		t.Error("1n1l8c1t and the flat 8-CPU machine ran differently")
 	}

@@ -45,11 +45,11 @@ func (s *Sim) ResultsWindow(i int) Results {
 		r.HostCPUFrac = float64(w.busyNs+w.spinNs+w.hostPollNs) / cpuNs
 		r.MigrationsPerS = float64(w.migrations) / sec
 		if s.sc.Machine.Topology != "" {
-			r.MigrationsByLevel = MigrationLevels{SMT: float64(w.migLevel[migSMT]) / sec, Core: float64(w.migLevel[migCore]) / sec,
+			r.Topology.MigrationsByLevel = MigrationLevels{SMT: float64(w.migLevel[migSMT]) / sec, Core: float64(w.migLevel[migCore]) / sec,
 				LLC: float64(w.migLevel[migLLC]) / sec, Node: float64(w.migLevel[migNode]) / sec}
-		}
-		if w.smtBusyNs > 0 {
-			r.SMTContendedFrac = float64(w.smtContNs) / float64(w.smtBusyNs)
+			if w.smtBusyNs > 0 {
+				r.Topology.SMTContendedFrac = float64(w.smtContNs) / float64(w.smtBusyNs)
+			}
 		}
 		r.SpinWindowMean = w.spinWindowNsSum / cpuNs
 	}

@@ -53,8 +53,8 @@ func TestSMTAndCapacitySpeed(t *testing.T) {
 			if math.Abs(got-tc.want) > 1.5 {
 				t.Errorf("%s made %.0f loops of 10 ms in 2 s, want %.1f", tc.task, got, tc.want)
 			}
-			if math.Abs(r.SMTContendedFrac-tc.contended) > 0.01 && tc.name != "a sibling comes and goes" {
-				t.Errorf("smt_contended_frac %.3f, want %.2f", r.SMTContendedFrac, tc.contended)
+			if math.Abs(r.Topology.SMTContendedFrac-tc.contended) > 0.01 && tc.name != "a sibling comes and goes" {
+				t.Errorf("smt_contended_frac %.3f, want %.2f", r.Topology.SMTContendedFrac, tc.contended)
 			}
 		})
 	}
@@ -69,7 +69,7 @@ func TestMigrationsByLevel(t *testing.T) {
 		node     bool
 	}{{"1n1l8c1t", false}, {"2n2l2c2t", true}} {
 		r := runExample(t, "hackbench", "linux", "machine.topology="+tc.topology, "duration_ms=200")
-		l := r.MigrationsByLevel
+		l := r.Topology.MigrationsByLevel
 		if sum := l.SMT + l.Core + l.LLC + l.Node; math.Abs(sum-r.MigrationsPerS) > 1e-6*r.MigrationsPerS || r.MigrationsPerS == 0 {
 			t.Errorf("%s: levels %+v add up to %.1f/s, migrations %.1f/s", tc.topology, l, sum, r.MigrationsPerS)
 		}

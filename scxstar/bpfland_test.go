@@ -105,10 +105,10 @@ func TestBpflandHogsTakeCores(t *testing.T) {
 	if len(ran) != 4 || len(cores) != 4 {
 		t.Errorf("the hogs ran mostly on %d cores: %v", len(cores), ran)
 	}
-	if res.SMTContendedFrac > 0.01 {
-		t.Errorf("SMT-contended fraction %.3f: hogs shared a core while others idled", res.SMTContendedFrac)
+	if res.Topology.SMTContendedFrac > 0.01 {
+		t.Errorf("SMT-contended fraction %.3f: hogs shared a core while others idled", res.Topology.SMTContendedFrac)
 	}
-	t.Logf("smt contended %.4f, busy %.2f", res.SMTContendedFrac, res.BusyVCPUsMean)
+	t.Logf("smt contended %.4f, busy %.2f", res.Topology.SMTContendedFrac, res.BusyVCPUsMean)
 }
 
 // TestBpflandLatencySensitive: a task that runs 200 µs every 5 ms beside
@@ -222,9 +222,9 @@ func TestBpflandNodeDSQs(t *testing.T) {
 			crossed++
 		}
 	}
-	t.Logf("migrations by level %+v; busy %.2f; tasks on both nodes %d of %d", res.MigrationsByLevel, res.BusyVCPUsMean, crossed, len(ran))
-	if res.MigrationsByLevel.Node != 0 || crossed != 0 {
-		t.Errorf("%.1f cross-node migrations/s, %d tasks ran on both nodes", res.MigrationsByLevel.Node, crossed)
+	t.Logf("migrations by level %+v; busy %.2f; tasks on both nodes %d of %d", res.Topology.MigrationsByLevel, res.BusyVCPUsMean, crossed, len(ran))
+	if res.Topology.MigrationsByLevel.Node != 0 || crossed != 0 {
+		t.Errorf("%.1f cross-node migrations/s, %d tasks ran on both nodes", res.Topology.MigrationsByLevel.Node, crossed)
 	}
 }
 

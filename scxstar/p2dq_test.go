@@ -98,7 +98,7 @@ func TestP2DQMovesWorkAcrossLLCs(t *testing.T) {
 	_, rOff, _, lastOff := p2dqRun(t, "1n2l4c2t", hogsInLLC0(), 300, 0,
 		"    if t[\"llc_runs\"] > 0:\n        return False\n", "    if True:\n        return False\n")
 	t.Logf("hogs last on a CPU of LLC 1: %d of %d, migrations by level %+v; with migration closed: %d, %+v",
-		inLLC1(last), len(last), r.MigrationsByLevel, inLLC1(lastOff), rOff.MigrationsByLevel)
+		inLLC1(last), len(last), r.Topology.MigrationsByLevel, inLLC1(lastOff), rOff.Topology.MigrationsByLevel)
 	if len(last) != 12 || len(lastOff) != 12 {
 		t.Fatalf("%d and %d hogs ran, want 12", len(last), len(lastOff))
 	}
@@ -119,9 +119,9 @@ func TestP2DQMovesWorkAcrossLLCs(t *testing.T) {
 func TestP2DQStaysInLLC(t *testing.T) {
 	_, r, _, _ := p2dqRun(t, "1n2l4c2t",
 		`{"tasks": {"w": {"instance": 4, "loop": -1, "run": 1000, "sleep": 2000}}}`, 300, 50)
-	t.Logf("migrations by level %+v, completed %d", r.MigrationsByLevel, r.Completed)
-	if r.MigrationsByLevel.LLC > 0.5 || r.MigrationsByLevel.Node > 0 {
-		t.Errorf("tasks left their LLC: %+v migrations/s", r.MigrationsByLevel)
+	t.Logf("migrations by level %+v, completed %d", r.Topology.MigrationsByLevel, r.Completed)
+	if r.Topology.MigrationsByLevel.LLC > 0.5 || r.Topology.MigrationsByLevel.Node > 0 {
+		t.Errorf("tasks left their LLC: %+v migrations/s", r.Topology.MigrationsByLevel)
 	}
 }
 
@@ -187,7 +187,7 @@ func TestP2DQExamplesOnTwoLLCs(t *testing.T) {
 				t.Fatalf("completed no work")
 			}
 			t.Logf("completed %d, busy vCPUs %.2f, migrations by level %+v, runs by CPU %v, waiting %d",
-				r.res.Completed, r.res.BusyVCPUsMean, r.res.MigrationsByLevel, r.runs, r.res.ScxWaiting.Count)
+				r.res.Completed, r.res.BusyVCPUsMean, r.res.Topology.MigrationsByLevel, r.runs, r.res.ScxWaiting.Count)
 		})
 	}
 }
