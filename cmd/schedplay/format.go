@@ -81,7 +81,7 @@ func metricValue(r engine.Results, name string) (float64, bool) {
 // (the unit is in the name), so new metrics get one too.
 func unit(name string) string {
 	switch {
-	case strings.HasSuffix(name, "_per_s") || strings.HasPrefix(name, "ipis_per_s.") || strings.HasSuffix(name, ".rps"):
+	case strings.HasSuffix(name, "_per_s") || strings.HasPrefix(name, "ipis_per_s.") || strings.Contains(name, "_per_s_by_level.") || strings.HasSuffix(name, ".rps"):
 		return "/s"
 	case strings.HasSuffix(name, ".samples"):
 		return ""
