@@ -142,59 +142,47 @@ func TestBpflandLatencySensitive(t *testing.T) {
 	}
 }
 
-// TestBpflandPreferredScan: on a big.LITTLE machine (CPUs 0-3 at 1024, 4-7
-// at 512), a lone periodic task whose previous CPU is busy (a task pinned
-// there) is placed by the capacity-ordered idle scan
-// (pick_idle_cpu_scan, PREFERRED_IDLE_SCAN = True, scx_bpfland -P) on a big
-// CPU, and stays there: each later wake finds its previous CPU idle.
+// TestBpflandPreferredScan: on a big.LITTLE machine (CPUs 0-3 at 512, 4-7
+// at 1024), a lone periodic task "b" homed on little CPU 0, where "c" is
+// pinned and busy, wakes to find its previous CPU taken. The
+// capacity-ordered idle scan (pick_idle_cpu_scan, PREFERRED_IDLE_SCAN =
+// True, scx_bpfland -P) puts it on a big CPU, where it stays (each later
+// wake finds its previous CPU idle); the default pick (select_cpu_and: the
+// first idle CPU in CPU order) takes the little CPU 1 and keeps it there.
 func TestBpflandPreferredScan(t *testing.T) {
-	caps := []int{1024, 1024, 1024, 1024, 512, 512, 512, 512}
-	// Meant: "b" homed on little CPU 4, where "c" is pinned. In fact b is
-	// first placed on CPU 0 (the engine's homing), so this run does not yet
-	// tell the scan from the default pick (both keep b on CPU 0): TODO.
+	caps := []int{512, 512, 512, 512, 1024, 1024, 1024, 1024}
 	sc := bpflandScenario(t, "1n1l8c1t", caps, 200, `{"tasks": {
-		"a": {"instance": 4, "loop": 1, "run": 50},
 		"b": {"loop": -1, "run": 1000, "sleep": 4000},
-		"c": {"cpus": [4], "loop": -1, "run": 10000}}}`)
+		"c": {"cpus": [0], "loop": -1, "run": 10000}}}`)
 	src := policySource(t, "scx_bpfland")
 	scan := strings.Replace(src, "PREFERRED_IDLE_SCAN = False", "PREFERRED_IDLE_SCAN = True", 1)
 	if scan == src {
 		t.Fatal("no PREFERRED_IDLE_SCAN = False in scx_bpfland.star")
 	}
-	bigShare := func(ran map[int32][]int64) (float64, int32) {
-		// b is the thread with CPU time on more than... the one not pinned
-		// and running most: pick the thread with the most CPU time off CPU 4
-		// among those that also run periodically (b: 20% duty).
-		var bt int32 = -1
-		var bestTotal int64
-		for th, r := range ran {
-			var tot int64
-			for _, ns := range r {
+	// bigShare is the share of b's CPU time on the big CPUs: b is the
+	// thread that ran off CPU 0 (c, pinned there, never does).
+	bigShare := func(ran map[int32][]int64) float64 {
+		for _, r := range ran {
+			var tot, big int64
+			for c, ns := range r {
 				tot += ns
+				if c >= 4 {
+					big += ns
+				}
 			}
-			if r[4] == tot { // c, pinned on 4 (or an "a" that ran there)
-				continue
-			}
-			if tot > bestTotal {
-				bt, bestTotal = th, tot
+			if r[0] != tot {
+				return float64(big) / float64(tot)
 			}
 		}
-		if bt < 0 {
-			t.Fatalf("no b thread: %v", ran)
-		}
-		var big int64
-		for c := 0; c < 4; c++ {
-			big += ran[bt][c]
-		}
-		return float64(big) / float64(bestTotal), bt
+		t.Fatalf("no thread ran off CPU 0: %v", ran)
+		return 0
 	}
 	_, ranScan := bpflandRun(t, sc, scan)
-	got, bt := bigShare(ranScan)
 	_, ranDfl := bpflandRun(t, sc, "")
-	dfl, _ := bigShare(ranDfl)
-	t.Logf("b (thread %d): on big CPUs %.3f of its time with the preferred scan (%v), %.3f without (%v)", bt, got, ranScan[bt], dfl, ranDfl[bt])
-	if got < 0.95 {
-		t.Errorf("with the preferred scan b ran %.3f of its time on big CPUs: %v", got, ranScan[bt])
+	withScan, without := bigShare(ranScan), bigShare(ranDfl)
+	if withScan < 0.95 || without > 0.05 {
+		t.Errorf("b's share of time on big CPUs: %.3f with the preferred scan (want all), %.3f without (want none): %v / %v",
+			withScan, without, ranScan, ranDfl)
 	}
 }
 
