@@ -66,3 +66,53 @@ func TestStartedHogsSpreadToCores(t *testing.T) {
 		})
 	}
 }
+
+// TestNOHZIdleBalanceSpreadsTasks: four hogs start pinned to CPU 0 and
+// then allow CPUs 0-3. The other CPUs are idle with their ticks stopped,
+// so only the NOHZ idle balancer can give them work: CPU 0's tick, running
+// two tasks or more, kicks the first tickless idle CPU, which balances for
+// the idle ones. Without it the hogs would share CPU 0 for the whole run
+// (newidle balancing runs only on a CPU going idle).
+func TestNOHZIdleBalanceSpreadsTasks(t *testing.T) {
+	const src = `{"tasks": {"hog": {"instance": 4, "loop": 1, "phases": {
+		"start": {"cpus": [0], "run": 1000}, "go": {"cpus": [0, 1, 2, 3], "run": 2000000}}}}}`
+	sc := linuxTopoScenario(t, src, "machine.vcpus=4", "duration_ms=300")
+	cpus := lastCPUs(t, sc, "hog")
+	if !slices.Equal(cpus, []int{0, 1, 2, 3}) {
+		t.Errorf("hogs end on CPUs %v, want one on each of 0-3", cpus)
+	}
+	r, err := Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IPIsPerS.Pull == 0 {
+		t.Errorf("no pull IPI: the idle CPUs were never kicked to balance")
+	}
+	// Each hog had its first millisecond on CPU 0 (4 ms), then one CPU
+	// each: the machine is busy but for the first ticks.
+	if r.BusyVCPUsMean < 3.5 {
+		t.Errorf("%.2f busy CPUs on average, want nearly 4", r.BusyVCPUsMean)
+	}
+}
+
+// TestBusyBalanceSharesOverload: six hogs on four flat CPUs start two on
+// CPUs 0 and 1, one on 2 and 3. Never moved, two hogs would have a CPU
+// each and four half of one: Jain's fairness (Σx)²/(n·Σx²) with
+// x = 1, 1, .5, .5, .5, .5 is 16/18. The busy CPUs' own balance
+// (CPU_NOT_IDLE, migrate_load) moves a hog from a CPU running two to one
+// running one once the load it would move, halved by each failed balance
+// (shr_bound), fits the imbalance, so the hogs take turns.
+func TestBusyBalanceSharesOverload(t *testing.T) {
+	const src = `{"tasks": {"hog": {"instance": 6, "loop": -1, "run": 100000}}}`
+	sc := linuxTopoScenario(t, src, "machine.vcpus=4", "duration_ms=4000")
+	r, err := Run(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if static := 16.0 / 18; r.TaskFairness <= static+0.01 {
+		t.Errorf("task fairness %.3f, no better than the hogs never moving (%.3f)", r.TaskFairness, static)
+	}
+	if r.MigrationsPerS == 0 {
+		t.Errorf("no migration")
+	}
+}
