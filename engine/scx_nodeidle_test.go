@@ -426,3 +426,34 @@ func TestScxSelftestNumaPerNode(t *testing.T) {
 		})
 	}
 }
+
+// TestScxNodeIdleWakeSync: scx_select_cpu_dfl's WAKE_SYNC branch asks
+// whether the waker's node has an idle CPU (idle_cpumask(waker_node), the
+// one mask kept under per-node masks), not the machine; and with
+// SCX_PICK_IDLE_IN_NODE (select_cpu_and's flags) the wakee joins a waker in
+// prev's node only. Without per-node masks both are the machine's.
+func TestScxNodeIdleWakeSync(t *testing.T) {
+	for _, tc := range []struct {
+		flags  int64
+		joins  bool // node 0 full, node 1 idle: the sync rule fires
+		inNode bool // waker in node 0, prev in node 1, IN_NODE: the branch runs
+	}{
+		{0, true, true},
+		{ScxOpsBuiltinIdlePerNode, false, false},
+	} {
+		_, k := nodeIdleKernel(t, "2n2l4c2t", nil, tc.flags)
+		k.rule = syncNew
+		for c := range 8 {
+			k.claimed[c] = true
+		}
+		if got := k.wakeSyncReason(3) != ""; got != tc.joins {
+			t.Errorf("flags %#x: node 0 full, node 1 idle: the wakee joins the waker: %v, want %v", tc.flags, got, tc.joins)
+		}
+		if got := k.syncInNode(3, 9, ScxPickIdleInNode); got != tc.inNode {
+			t.Errorf("flags %#x: IN_NODE, waker in node 0, prev in node 1: branch runs %v, want %v", tc.flags, got, tc.inNode)
+		}
+		if !k.syncInNode(3, 9, 0) || !k.syncInNode(3, 5, ScxPickIdleInNode) {
+			t.Errorf("flags %#x: without IN_NODE, or with the waker in prev's node, the branch must run", tc.flags)
+		}
+	}
+}
