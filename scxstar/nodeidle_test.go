@@ -1,6 +1,7 @@
 package scxstar
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -152,5 +153,50 @@ func TestNodeIdleErrors(t *testing.T) {
 	p, err := Compile("p.star", perNode, 1e6)
 	if err != nil || p.Flags() != engine.ScxOpsBuiltinIdlePerNode {
 		t.Errorf("compile with the flag: %v, flags %#x", err, p.Flags())
+	}
+}
+
+// nodeLocal keeps wakes in prev's node while it has an idle CPU, and spreads
+// them by pick_any_cpu_node when no node has one.
+const nodeLocal = `
+flags = scx.OPS_BUILTIN_IDLE_PER_NODE
+
+def select_cpu(p, prev_cpu, wake_flags):
+    c = scx.pick_any_cpu_node(p, scx.cpu_node(prev_cpu))
+    if c in scx.get_idle_cpumask_node(scx.cpu_node(c)):
+        scx.error("CPU %d picked and still idle" % c)
+    return c
+
+def enqueue(p, enq_flags):
+    scx.dsq_insert(p, scx.DSQ_GLOBAL, scx.SLICE_DFL, enq_flags)
+`
+
+// TestNodeIdleResumes: the per-node masks are derived from the CPUs' state
+// and the flag from the policy, so a run resumed from a checkpoint ends
+// byte-identical to the run from zero (the search cursors are kept).
+func TestNodeIdleResumes(t *testing.T) {
+	sc := withPolicy(readExample(t, "hackbench", "duration_ms=400", "machine.topology=2n2l4c2t", "machine.vcpus=16"), nodeLocal)
+	want, _ := runJSON(t, sc)
+	s, err := engine.NewSimScx(sc, CompilerNamed("policy.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	s.RunUntil(150e6)
+	ck, err := s.AppendCheckpoint(nil, engine.CheckpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := engine.ResumeScx(sc, ck, CompilerNamed("policy.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetVisual(false)
+	res := r.Run()
+	if res.ScxExit.Ejected() {
+		t.Fatalf("ejected: %s", res.ScxExit.Reason)
+	}
+	if got := resultsJSON(t, res, r); !bytes.Equal(want, got) {
+		t.Errorf("resumed at 150 ms, the run differs from the run from zero:\nzero    %.400s\nresumed %.400s", want, got)
 	}
 }
