@@ -49,8 +49,11 @@ type ScxKernel struct {
 	// builtinIdle: the core keeps the idle cpumask (scx_builtin_idle_enabled:
 	// the policy has no update_idle, or keeps it with OPS_KEEP_BUILTIN_IDLE).
 	builtinIdle bool
-	rule        syncRule
-	sliceNs     int64 // SCX_SLICE_DFL
+	// perNode: the idle masks are per NUMA node (SCX_OPS_BUILTIN_IDLE_PER_NODE,
+	// scx_builtin_idle_per_node; scx_nodeidle.go).
+	perNode bool
+	rule    syncRule
+	sliceNs int64 // SCX_SLICE_DFL
 	// watchdogNs is the watchdog timeout (scx_watchdog_timeout), 0 for none.
 	watchdogNs int64
 
@@ -145,6 +148,7 @@ func newScxKernel(s *Sim, ops ScxOps) *ScxKernel {
 		chosen: make([]bool, len(s.cpus)), abovePut: make([]bool, len(s.cpus)), released: make([]bool, len(s.cpus))}
 	k.global.id = ScxDSQGlobal
 	k.builtinIdle = k.defined&ScxOpUpdateIdle == 0 || k.flags&ScxOpsKeepBuiltinIdle != 0 // scx_idle_enable
+	k.perNode = k.flags&ScxOpsBuiltinIdlePerNode != 0
 	k.idleSeen = make([]bool, len(s.cpus))
 	k.distPrev = make([]int, len(s.cpus)+1)
 	for i := range k.distPrev {
@@ -169,8 +173,8 @@ func (k *ScxKernel) start() {
 	if k.watchdogNs > 0 {
 		k.s.at(k.watchdogNs/2, evScxWatchdog, 0, 0, 0)
 	}
-	if bad := k.flags &^ (ScxOpsKeepBuiltinIdle | ScxOpsEnqLast); bad != 0 {
-		k.eject(fmt.Sprintf("ops flags %#x: only OPS_KEEP_BUILTIN_IDLE and OPS_ENQ_LAST are modelled", bad))
+	if msg := k.validateFlags(); msg != "" {
+		k.eject(msg)
 		return
 	}
 	if k.defined&ScxOpInit != 0 {

@@ -230,11 +230,11 @@ func (k *ScxKernel) wakeSyncReason(from int) string {
 	wc := k.s.cpus[from]
 	empty := len(wc.rq) == 0 && len(wc.incoming) == 0
 	switch {
-	case k.rule == syncOld && k.anyIdle():
+	case k.rule == syncOld && k.wakerNodeIdle(from):
 		return "WAKE_SYNC (old rule): a CPU is idle somewhere, so the wakee joins the waker's CPU"
 	case k.rule == syncProposed && empty:
 		return "WAKE_SYNC (proposed rule): the waker CPU's local queue is empty, so the wakee joins it, idle CPUs or not"
-	case k.rule == syncNew && empty && k.anyIdle():
+	case k.rule == syncNew && empty && k.wakerNodeIdle(from):
 		return "WAKE_SYNC (new rule): a CPU is idle somewhere and the waker CPU's local queue is empty"
 	}
 	return ""
@@ -269,15 +269,15 @@ func (k *ScxKernel) TestAndClearCPUIdle(cpu int) (bool, error) {
 // PickIdleCPU is scx_bpf_pick_idle_cpu: claim and return an idle CPU p may
 // run on (the search starts after the one this CPU found last), or -1.
 func (k *ScxKernel) PickIdleCPU(p ScxTask) (int, error) {
-	if err := k.checkBuiltinIdle("pick_idle_cpu"); err != nil {
-		return -1, err
-	}
-	return k.pickIdle(p.t, k.thisCPU, nil, 0), nil
+	return k.PickIdleCPUIn(p, nil, 0)
 }
 
 // IdleCPUs is scx_bpf_get_idle_cpumask: the idle CPUs, in order, without
 // claiming any (a policy tests a CPU with cpumask_test_cpu, here `in`).
 func (k *ScxKernel) IdleCPUs() ([]int, error) {
+	if err := k.checkGlobalIdle("get_idle_cpumask", perNodeMaskMsg); err != nil {
+		return nil, err
+	}
 	if err := k.checkBuiltinIdle("get_idle_cpumask"); err != nil {
 		return nil, err
 	}
@@ -290,8 +290,12 @@ func (k *ScxKernel) IdleCPUs() ([]int, error) {
 	return out, nil
 }
 
-// IdleCPUMaskEmpty reports whether no CPU is idle.
+// IdleCPUMaskEmpty reports whether no CPU is idle: cpumask_empty of
+// get_idle_cpumask's mask, so refused with it under per-node idle masks.
 func (k *ScxKernel) IdleCPUMaskEmpty() (bool, error) {
+	if err := k.checkGlobalIdle("idle_cpumask_empty", perNodeMaskMsg); err != nil {
+		return false, err
+	}
 	if err := k.checkBuiltinIdle("idle_cpumask_empty"); err != nil {
 		return false, err
 	}

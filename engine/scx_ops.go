@@ -85,6 +85,9 @@ const (
 	// with ENQ_LAST instead of running on.
 	ScxOpsKeepBuiltinIdle int64 = 1 << 0 // SCX_OPS_KEEP_BUILTIN_IDLE
 	ScxOpsEnqLast         int64 = 1 << 1 // SCX_OPS_ENQ_LAST
+	// ScxOpsBuiltinIdlePerNode keeps an idle mask per NUMA node
+	// (scx_nodeidle.go).
+	ScxOpsBuiltinIdlePerNode int64 = 1 << 6 // SCX_OPS_BUILTIN_IDLE_PER_NODE
 
 	ScxKickIdle    int64 = 1 << 0 // SCX_KICK_IDLE: only if the CPU is idle
 	ScxKickPreempt int64 = 1 << 1 // SCX_KICK_PREEMPT: preempt its current task

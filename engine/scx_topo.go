@@ -18,14 +18,20 @@ package engine
 // of them going idle). Derived, it needs no state of its own to keep or
 // checkpoint.
 //
-// Per-node idle masks (SCX_OPS_BUILTIN_IDLE_PER_NODE, the _node kfuncs and
-// the search of the other nodes by distance, pick_idle_cpu_from_online_nodes)
-// are not modelled: the core refuses the ops flag, so the masks are the one
-// global pair (idle_cpumask(NUMA_NO_NODE)), as for every policy without it.
+// Without SCX_OPS_BUILTIN_IDLE_PER_NODE the masks are the one global pair
+// (idle_cpumask(NUMA_NO_NODE)); with it, a pair per node and searches that
+// start in a node (scx_nodeidle.go).
 
-// ScxPickIdleCore is SCX_PICK_IDLE_CORE (enum scx_pick_idle_cpu_flags): pick
-// only a CPU whose whole core is idle (a core in the SMT idle mask).
-const ScxPickIdleCore int64 = 1 << 0
+// The SCX_PICK_IDLE_* flags (enum scx_pick_idle_cpu_flags).
+const (
+	// ScxPickIdleCore is SCX_PICK_IDLE_CORE: pick only a CPU whose whole
+	// core is idle (a core in the SMT idle mask).
+	ScxPickIdleCore int64 = 1 << 0
+	// ScxPickIdleInNode is SCX_PICK_IDLE_IN_NODE: with per-node idle masks,
+	// search the starting node only (scx_pick_idle_cpu); without them it
+	// changes nothing, as there is no node to start from.
+	ScxPickIdleInNode int64 = 1 << 1
+)
 
 // idleScope is the cpus_allowed of one idle search: CPUs lo..hi-1 (an LLC,
 // a node, the whole machine: each is a run of CPU numbers, topology.go) that
@@ -71,13 +77,16 @@ func (k *ScxKernel) llcWeight() int {
 // selTopo is scx_idle_update_selcpu_topology: the LLC step is on when an
 // LLC holds some CPUs but not all (llc_weight below num_online_cpus); the
 // NUMA step when there is more than one node and the nodes are not the LLCs
-// (llc_numa_mismatch: llc_weight differs from numa_weight, a node's CPUs).
+// (llc_numa_mismatch: llc_weight differs from numa_weight, a node's CPUs),
+// and never with per-node idle masks, whose searches start in the node
+// anyway (the function skips the NUMA check when ops->flags has
+// SCX_OPS_BUILTIN_IDLE_PER_NODE).
 func (k *ScxKernel) selTopo() (llc, numa bool) {
 	sh := k.s.topo.Shape()
 	n := len(k.s.cpus)
 	w := k.llcWeight()
 	llc = w > 0 && w < n
-	numa = sh.Nodes > 1 && w != n/sh.Nodes
+	numa = !k.perNode && sh.Nodes > 1 && w != n/sh.Nodes
 	return llc, numa
 }
 
@@ -157,11 +166,15 @@ const (
 //  2. prev if it is idle.
 //  3. An idle CPU in prev's LLC, then in prev's node, then anywhere.
 //
-// The LLC and node searches run only where selTopo enables them.
+// The LLC and node searches run only where selTopo enables them. With
+// per-node idle masks the searches "anywhere" are scx_pick_idle_cpu from
+// prev's node (prev's node first, then the others nearest first; only prev's
+// with ScxPickIdleInNode), and the NUMA step is off (selTopo).
 func (k *ScxKernel) scxSelectCPUDfl(t *thread, prev, from int, mask []bool, flags int64) (int, string) {
 	n := len(k.s.cpus)
 	all := idleScope{t: t, hi: n, mask: mask}
 	prevOK := all.has(prev) // is_prev_allowed
+	home := k.cpuNodeIfEnabled(prev)
 	var llc, node *idleScope
 	if onLLC, onNUMA := k.selTopo(); onLLC || onNUMA {
 		at := k.s.topo.CPU(prev)
@@ -190,8 +203,8 @@ func (k *ScxKernel) scxSelectCPUDfl(t *thread, prev, from int, mask []bool, flag
 				return c, dflNodeCore
 			}
 		}
-		if c := k.pickIdleIn(&all, from, flags|ScxPickIdleCore); c >= 0 {
-			return c, dflAnyCore
+		if c, at := k.scxPickIdle(&all, home, from, flags|ScxPickIdleCore); c >= 0 {
+			return c, pickReason(home, at, dflAnyCore, dflNodeCore, dflFarCore)
 		}
 		if flags&ScxPickIdleCore != 0 {
 			return -1, dflNoIdle
@@ -211,8 +224,8 @@ func (k *ScxKernel) scxSelectCPUDfl(t *thread, prev, from int, mask []bool, flag
 			return c, dflNode
 		}
 	}
-	if c := k.pickIdleIn(&all, from, flags); c >= 0 {
-		return c, dflAny
+	if c, at := k.scxPickIdle(&all, home, from, flags); c >= 0 {
+		return c, pickReason(home, at, dflAny, dflNode, dflFar)
 	}
 	return -1, dflNoIdle
 }

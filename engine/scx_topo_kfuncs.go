@@ -32,6 +32,9 @@ func (k *ScxKernel) PickIdleCPUFlags(p ScxTask, flags int64) (int, error) {
 // PickIdleCPUIn is scx_bpf_pick_idle_cpu with cpus_allowed the CPUs of cpus
 // p may run on (nil: all of p's).
 func (k *ScxKernel) PickIdleCPUIn(p ScxTask, cpus []int, flags int64) (int, error) {
+	if err := k.checkGlobalIdle("pick_idle_cpu", perNodePickMsg); err != nil {
+		return -1, err
+	}
 	if err := k.checkPickFlags(flags, "pick_idle_cpu"); err != nil {
 		return -1, err
 	}
@@ -46,8 +49,8 @@ func (k *ScxKernel) PickIdleCPUIn(p ScxTask, cpus []int, flags int64) (int, erro
 }
 
 func (k *ScxKernel) checkPickFlags(flags int64, what string) error {
-	if flags&^ScxPickIdleCore != 0 {
-		return fmt.Errorf("%s: flags %#x: only PICK_IDLE_CORE is modelled (PICK_IDLE_IN_NODE needs per-node idle masks)", what, flags)
+	if flags&^(ScxPickIdleCore|ScxPickIdleInNode) != 0 {
+		return fmt.Errorf("%s: flags %#x: only PICK_IDLE_CORE and PICK_IDLE_IN_NODE are modelled", what, flags)
 	}
 	return nil
 }
@@ -83,7 +86,7 @@ func (k *ScxKernel) SelectCPUAnd(p ScxTask, prevCPU int, wakeFlags int64, cpus [
 		}
 		return -1, nil
 	}
-	if wakeFlags&ScxWakeSync != 0 && k.thisCPU >= 0 && (mask == nil || mask[k.thisCPU]) {
+	if wakeFlags&ScxWakeSync != 0 && k.thisCPU >= 0 && (mask == nil || mask[k.thisCPU]) && k.syncInNode(k.thisCPU, prevCPU, flags) {
 		// The WAKE_SYNC branch, by the scenario's rule (selectCPUDfl).
 		if k.wakeSyncReason(k.thisCPU) != "" {
 			return k.thisCPU, nil
@@ -96,6 +99,9 @@ func (k *ScxKernel) SelectCPUAnd(p ScxTask, prevCPU int, wakeFlags int64, cpus [
 // IdleSMTCPUs is scx_bpf_get_idle_smtmask: the CPUs of the wholly idle
 // cores, in order; without SMT, the idle mask (as the kernel returns).
 func (k *ScxKernel) IdleSMTCPUs() ([]int, error) {
+	if err := k.checkGlobalIdle("get_idle_smtmask", perNodeMaskMsg); err != nil {
+		return nil, err
+	}
 	if err := k.checkBuiltinIdle("get_idle_smtmask"); err != nil {
 		return nil, err
 	}
@@ -111,7 +117,8 @@ func (k *ScxKernel) IdleSMTCPUs() ([]int, error) {
 	return out, nil
 }
 
-// CPUNode is scx_bpf_cpu_node: cpu's NUMA node.
+// CPUNode is scx_bpf_cpu_node: cpu's NUMA node (with or without per-node
+// idle masks).
 func (k *ScxKernel) CPUNode(cpu int) (int, error) {
 	if cpu < 0 || cpu >= len(k.s.cpus) {
 		return 0, fmt.Errorf("cpu_node: CPU %d out of range 0..%d", cpu, len(k.s.cpus)-1)

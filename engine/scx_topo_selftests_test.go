@@ -93,8 +93,8 @@ func TestScxSelftestDspLocalOn(t *testing.T) {
 	}
 }
 
-// TestScxSelftestNuma is numa.bpf.c, without per-node idle masks (the core
-// refuses SCX_OPS_BUILTIN_IDLE_PER_NODE): a DSQ per node; select_cpu picks
+// TestScxSelftestNuma is numa.bpf.c without per-node idle masks
+// (TestScxSelftestNumaPerNode runs it with them): a DSQ per node; select_cpu picks
 // an idle CPU among the task's node's CPUs (pick_idle_cpu_node with
 // SCX_PICK_IDLE_IN_NODE; here pick_idle_cpu with the node's CPUs as
 // cpus_allowed) or else a CPU of that node (pick_any_cpu_node; here the

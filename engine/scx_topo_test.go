@@ -236,8 +236,14 @@ func TestScxTopoPickIdleCore(t *testing.T) {
 	if c != 3 || c2 != 0 {
 		t.Errorf("without the flag: %d then %d, want 3 then 0 (the idle CPUs, from the cursor on)", c, c2)
 	}
-	if _, err := k.PickIdleCPUFlags(th, 2); err == nil {
-		t.Errorf("PICK_IDLE_IN_NODE accepted without per-node idle masks")
+	if _, err := k.PickIdleCPUFlags(th, 4); err == nil {
+		t.Errorf("an unknown PICK_IDLE_* flag accepted")
+	}
+	// Without per-node idle masks the search has no node to stay in
+	// (scx_pick_idle_cpu with NUMA_NO_NODE): PICK_IDLE_IN_NODE changes nothing.
+	k.claimed[2] = false
+	if c, err := k.PickIdleCPUFlags(th, ScxPickIdleInNode); c != 2 || err != nil {
+		t.Errorf("PICK_IDLE_IN_NODE without per-node idle masks: %d, %v; want 2 (the next idle CPU), no error", c, err)
 	}
 }
 

@@ -23,7 +23,7 @@ func TestCompileErrors(t *testing.T) {
 		{"global reassigned", "x = 1\nx = 2\n", []string{"bad.star:2:1", "cannot reassign global x"}},
 		{"no math module", "load(\"math.star\", \"sqrt\")\n", []string{"bad.star:1:"}},
 		{"flags not an int", "flags = {}\n", []string{"bad.star", "flags is a dict, not ops flags"}},
-		{"flags not modelled", "flags = scx.OPS_ENQ_LAST | 1024\n", []string{"bad.star", "flags 0x400", "only scx.OPS_KEEP_BUILTIN_IDLE and scx.OPS_ENQ_LAST"}},
+		{"flags not modelled", "flags = scx.OPS_ENQ_LAST | 1024\n", []string{"bad.star", "flags 0x400", "only scx.OPS_KEEP_BUILTIN_IDLE, scx.OPS_ENQ_LAST and scx.OPS_BUILTIN_IDLE_PER_NODE"}},
 	} {
 		t.Run(tc.desc, func(t *testing.T) {
 			_, err := Compile("bad.star", tc.src, 20_000_000)

@@ -29,7 +29,7 @@ func TestGoldenPolicies(t *testing.T) {
 		Decisions string         `json:"decisions_sha256"`
 	}
 	var got []run
-	for _, policy := range []string{"scx_simple", "scx_central", "scx_wakesync", "scx_qmap", "scx_bpfland", "scx_p2dq"} {
+	for _, policy := range []string{"scx_simple", "scx_central", "scx_wakesync", "scx_qmap", "scx_bpfland", "scx_p2dq", "scx_cosmos"} {
 		src := policySource(t, policy)
 		for _, ex := range []string{"saturated-sync", "hackbench"} {
 			sc := withPolicy(readExample(t, ex, "sched.policy=scx_simple", "duration_ms=120", "warmup_ms=20"), src)

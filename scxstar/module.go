@@ -109,6 +109,8 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 	})
 	addTopo(p, m) // scx.PICK_IDLE_CORE and the topology helpers (topo.go)
 	addAPI(p, m)  // cpumasks, topology queries, tasks and DSQ walks (api.go)
+	// Per-node idle masks: OPS_BUILTIN_IDLE_PER_NODE and the _node helpers (nodeidle.go).
+	addNodeIdle(p, m)
 	// SLICE_DFL is sched.scx_slice_us (the kernel's is 20 ms, the default).
 	m["SLICE_DFL"] = starlark.MakeInt64(sliceDflNs)
 	return newScxModule("scx", m)

@@ -87,8 +87,8 @@ func Compile(name, src string, sliceDflNs int64) (*Policy, error) {
 		if !ok || !exact {
 			return nil, fmt.Errorf("%s: flags is a %s, not ops flags: set it to scx.OPS_* flags, or name the variable otherwise", name, v.Type())
 		}
-		if bad := n &^ (engine.ScxOpsKeepBuiltinIdle | engine.ScxOpsEnqLast); bad != 0 {
-			return nil, fmt.Errorf("%s: flags %#x: only scx.OPS_KEEP_BUILTIN_IDLE and scx.OPS_ENQ_LAST are modelled", name, bad)
+		if bad := n &^ (engine.ScxOpsKeepBuiltinIdle | engine.ScxOpsEnqLast | engine.ScxOpsBuiltinIdlePerNode); bad != 0 {
+			return nil, fmt.Errorf("%s: flags %#x: only scx.OPS_KEEP_BUILTIN_IDLE, scx.OPS_ENQ_LAST and scx.OPS_BUILTIN_IDLE_PER_NODE are modelled", name, bad)
 		}
 		p.flags = n
 	}
