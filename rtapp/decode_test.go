@@ -142,7 +142,7 @@ func TestTestdata(t *testing.T) {
 
 func TestExamples(t *testing.T) {
 	files, err := filepath.Glob("../examples/rtapp/*.json")
-	if err != nil || len(files) != 3 {
+	if err != nil || len(files) != 4 {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
@@ -167,6 +167,18 @@ func TestExamples(t *testing.T) {
 				}
 				if len(periods) != 3 || periods["fast"] == periods["slow"] {
 					t.Errorf("periods %v", periods)
+				}
+			case "forked_hogs.json":
+				forks := 0
+				for _, ph := range task(t, d, "main").Phases {
+					for _, e := range ph.Events {
+						if e.Kind == Fork && e.Ref == "hog" {
+							forks++
+						}
+					}
+				}
+				if forks != 4 || task(t, d, "hog").Instance != 0 {
+					t.Errorf("%d forks of hog, %d hogs at the start", forks, task(t, d, "hog").Instance)
 				}
 			case "producer_consumer.json":
 				if task(t, d, "producer").Delay != 1000 {
