@@ -54,10 +54,10 @@ func TestLessonCoresWidths(t *testing.T) {
 					return {llcs: f.length, labels: f.filter(f => f.text).length,
 						cores: fs.filter(f => f.level === 'core').length, overlap: w * h};
 				})()`)
-				// Steps 1 and 2 run four SMT cores in one LLC (no LLC frame
-				// to draw), 3 and 4 two LLCs of four; 5 and 6 compare two
-				// such machines (5 to 7).
-				want := [...]struct{ llcs, cores int }{{0, 4}, {0, 4}, {2, 8}, {2, 8}, {4, 16}, {4, 16}, {4, 16}}[n-1]
+				// Steps 1 to 3 run four SMT cores in one LLC (no LLC frame
+				// to draw), 4 and 5 two LLCs of four; 6 to 8 compare two
+				// such machines.
+				want := [...]struct{ llcs, cores int }{{0, 4}, {0, 4}, {0, 4}, {2, 8}, {2, 8}, {4, 16}, {4, 16}, {4, 16}}[n-1]
 				if g.LLCs != want.llcs || g.Labels != want.llcs || g.Cores != want.cores || g.Overlap > 0 {
 					t.Errorf("step %d: %d LLC frames (%d labelled) and %d cores, want %d and %d; the lesson panel covers %.0f px² of the stage",
 						n, g.LLCs, g.Labels, g.Cores, want.llcs, want.cores, g.Overlap)

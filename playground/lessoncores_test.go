@@ -55,37 +55,47 @@ func checkValues(t *testing.T, n int, u playground.LessonState, want []string) {
 	}
 }
 
-func TestCoresLessonForkedHogs(t *testing.T) {
-	// Step 1: stopped at the fourth fork, main's CPU 0 highlighted with
-	// wake_up_new_task's decision; three hogs on three other cores, the
-	// fourth beside main.
+func TestCoresLessonHogs(t *testing.T) {
+	// Step 1: stopped at the first hog's fork, main's CPU 0 highlighted with
+	// wake_up_new_task's decision; the hog lands on CPU 2, where the worker
+	// waits.
 	m, _ := coresStep(t, 1)
 	st := m.State()
 	a := m.Arms()[0]
 	if a.Sc.Machine.Topology != "1n1l4c2t" || a.Sc.Sched.Policy != "linux" || len(m.Arms()) != 1 {
 		t.Fatalf("step 1 runs %d arms, %s under %s", len(m.Arms()), a.Sc.Machine.Topology, a.Sc.Sched.Policy)
 	}
-	if st.Selected.CPU != 0 || !strings.Contains(st.Explain, "find_idlest") {
+	if st.Selected.CPU != 0 || !strings.Contains(st.Explain, "hog") || !strings.Contains(st.Explain, "find_idlest") {
 		t.Errorf("step 1 points at CPU %d: %q", st.Selected.CPU, st.Explain)
 	}
-	hogs := threadsNamed(a, "hog")
-	if len(hogs) != 4 {
-		t.Fatalf("%d hogs at the fourth fork: %+v", len(hogs), hogs)
-	}
-	cores := map[int]bool{}
-	for _, h := range hogs[:3] {
-		cores[h.CPU/2] = true
-	}
-	if len(cores) != 3 || cores[0] || hogs[3].CPU != 1 {
-		t.Errorf("hogs on CPUs %d %d %d %d: want three other cores than main's, then CPU 1", hogs[0].CPU, hogs[1].CPU, hogs[2].CPU, hogs[3].CPU)
-	}
-	if main := threadsNamed(a, "main"); len(main) != 1 || main[0].CPU != 0 || st.CPUs[0].State != "running" {
-		t.Errorf("main is not on CPU 0 at the fourth fork: %+v, CPU 0 %+v", main, st.CPUs[0])
+	worker, hogs := threadsNamed(a, "worker"), threadsNamed(a, "hog")
+	if len(worker) != 1 || len(hogs) != 1 || worker[0].CPU != 2 || worker[0].State != engine.ThreadBlocked || hogs[0].CPU != 2 {
+		t.Fatalf("step 1: worker %+v, hogs %+v: want the first hog placed on the waiting worker's CPU 2", worker, hogs)
 	}
 
-	// Step 2: one hog per core, nothing else running; the numbers are the run's.
-	m, u := coresStep(t, 2)
+	// Step 2: the worker's wake moves it from CPU 2, busy with the hog, to
+	// a whole idle core (select_idle_core), not to CPU 3, the hog's sibling.
+	m, _ = coresStep(t, 2)
+	st = m.State()
 	a = m.Arms()[0]
+	if st.Selected.CPU != 2 || !strings.Contains(st.Explain, "worker") || !strings.Contains(st.Explain, "select_idle_core") {
+		t.Errorf("step 2 points at CPU %d: %q", st.Selected.CPU, st.Explain)
+	}
+	worker, hogs = threadsNamed(a, "worker"), threadsNamed(a, "hog")
+	if len(hogs) != 2 || hogs[0].CPU != 2 || hogs[1].CPU/2 != 2 || worker[0].CPU != 6 {
+		t.Errorf("step 2: hogs on CPUs %d and %d, worker on %d: want 2, a CPU of core 2, and 6", hogs[0].CPU, hogs[1].CPU, worker[0].CPU)
+	}
+	if c := st.CPUs[7]; c.State == "running" || c.Runqueue+c.Incoming > 0 {
+		t.Errorf("step 2: core 3 was not wholly idle: CPU 7 %+v", c)
+	}
+
+	// Step 3: the third hog beside main's CPU; then one task per core, the
+	// numbers the run's.
+	m, u := coresStep(t, 3)
+	a = m.Arms()[0]
+	if hogs := threadsNamed(a, "hog"); len(hogs) != 3 || hogs[2].CPU != 1 {
+		t.Errorf("step 3: hogs %+v, want the third on CPU 1", hogs)
+	}
 	busy := map[int]int{}
 	running := 0
 	for _, c := range m.State().CPUs {
@@ -95,33 +105,33 @@ func TestCoresLessonForkedHogs(t *testing.T) {
 		}
 	}
 	if len(busy) != 4 || running != 4 {
-		t.Errorf("step 2: busy CPUs by core %v, want one on each of 4", busy)
+		t.Errorf("step 3: busy CPUs by core %v, want one on each of 4", busy)
 	}
 	r := a.Results()
 	if r.Topology.SMTContendedFrac > 0.001 {
-		t.Errorf("step 2: SMT-contended %.4f, want about none", r.Topology.SMTContendedFrac)
+		t.Errorf("step 3: SMT-contended %.4f, want about none", r.Topology.SMTContendedFrac)
 	}
-	checkValues(t, 2, u, []string{"4", playground.FormatResult("topology.smt_contended_frac", r.Topology.SMTContendedFrac)})
+	checkValues(t, 3, u, []string{"4", playground.FormatResult("topology.smt_contended_frac", r.Topology.SMTContendedFrac)})
 }
 
 func TestCoresLessonSyncAcrossLLCs(t *testing.T) {
-	// Step 3: stopped at pong's move from CPU 8 (LLC 1) to CPU 7 (LLC 0),
+	// Step 4: stopped at pong's move from CPU 8 (LLC 1) to CPU 7 (LLC 0),
 	// queued behind its waker, with the wake-affine decision; LLC 1 idle.
-	m, _ := coresStep(t, 3)
+	m, _ := coresStep(t, 4)
 	st := m.State()
 	a := m.Arms()[0]
 	if a.Sc.Machine.Topology != "1n2l4c2t" || a.Sc.Sched.Policy != "linux" || len(m.Arms()) != 1 {
-		t.Fatalf("step 3 runs %d arms, %s under %s", len(m.Arms()), a.Sc.Machine.Topology, a.Sc.Sched.Policy)
+		t.Fatalf("step 4 runs %d arms, %s under %s", len(m.Arms()), a.Sc.Machine.Topology, a.Sc.Sched.Policy)
 	}
 	if st.Selected.CPU != 8 || !strings.Contains(st.Explain, "wake-affine") {
-		t.Errorf("step 3 points at CPU %d: %q", st.Selected.CPU, st.Explain)
+		t.Errorf("step 4 points at CPU %d: %q", st.Selected.CPU, st.Explain)
 	}
 	ping, pong := threadsNamed(a, "ping"), threadsNamed(a, "pong")
 	if len(ping) != 1 || len(pong) != 1 {
-		t.Fatalf("step 3: %d ping and %d pong", len(ping), len(pong))
+		t.Fatalf("step 4: %d ping and %d pong", len(ping), len(pong))
 	}
 	if c := st.CPUs[7]; ping[0].CPU != 7 || ping[0].State != engine.ThreadBlocked || c.Running != pong[0].ID {
-		t.Errorf("step 3: ping on CPU %d (%v), pong on CPU %d, want pong running on CPU 7 as ping sleeps (%+v)", ping[0].CPU, ping[0].State, pong[0].CPU, c)
+		t.Errorf("step 4: ping on CPU %d (%v), pong on CPU %d, want pong running on CPU 7 as ping sleeps (%+v)", ping[0].CPU, ping[0].State, pong[0].CPU, c)
 	}
 	spin := threadsNamed(a, "spinner")
 	for i, s := range spin {
@@ -131,40 +141,40 @@ func TestCoresLessonSyncAcrossLLCs(t *testing.T) {
 	}
 	for _, c := range st.CPUs[8:] {
 		if c.State == "running" || c.Runqueue > 0 {
-			t.Errorf("step 3: CPU %d in LLC 1 is not idle: %+v", c.ID, c)
+			t.Errorf("step 4: CPU %d in LLC 1 is not idle: %+v", c.ID, c)
 		}
 	}
 
-	// Step 4: the pair still shares CPU 7; LLC 0 all busy, LLC 1 idle.
-	m, u := coresStep(t, 4)
+	// Step 5: the pair still shares CPU 7; LLC 0 all busy, LLC 1 idle.
+	m, u := coresStep(t, 5)
 	a = m.Arms()[0]
 	st = m.State()
 	for _, c := range st.CPUs {
 		if busy := c.State == "running"; busy != (c.ID < 8) {
-			t.Errorf("step 4: CPU %d is %s", c.ID, c.State)
+			t.Errorf("step 5: CPU %d is %s", c.ID, c.State)
 		}
 	}
 	if ping, pong := threadsNamed(a, "ping"), threadsNamed(a, "pong"); ping[0].CPU != 7 || pong[0].CPU != 7 {
-		t.Errorf("step 4: ping on CPU %d, pong on %d", ping[0].CPU, pong[0].CPU)
+		t.Errorf("step 5: ping on CPU %d, pong on %d", ping[0].CPU, pong[0].CPU)
 	}
 	r := a.Results()
-	checkValues(t, 4, u, []string{playground.FormatResult("throughput_per_s", r.ThroughputPerS), "8",
+	checkValues(t, 5, u, []string{playground.FormatResult("throughput_per_s", r.ThroughputPerS), "8",
 		playground.FormatResult("topology.smt_contended_frac", r.Topology.SMTContendedFrac)})
 	if r.Topology.SMTContendedFrac < 0.99 || r.MigrationsPerS != 0 {
-		t.Errorf("step 4: SMT-contended %.3f, %.0f migrations/s: want every busy CPU beside a busy sibling, nothing moving", r.Topology.SMTContendedFrac, r.MigrationsPerS)
+		t.Errorf("step 5: SMT-contended %.3f, %.0f migrations/s: want every busy CPU beside a busy sibling, nothing moving", r.Topology.SMTContendedFrac, r.MigrationsPerS)
 	}
 }
 
 func TestCoresLessonBpflandAgainstEEVDF(t *testing.T) {
-	// Steps 5 to 7: schbench -m 4 -t 64 -n 0 on 1n2l4c2t, EEVDF (A)
+	// Steps 6 to 8: schbench -m 4 -t 64 -n 0 on 1n2l4c2t, EEVDF (A)
 	// against the Starlark scx_bpfland (B). The captions say bpfland is
 	// worse on the wakeup p99, the requests per second and the median
 	// wakeup, and better on the request p99: the run must say so too.
-	m, u5 := coresStep(t, 5)
+	m, u6 := coresStep(t, 6)
 	arms := m.Arms()
 	if len(arms) != 2 || arms[0].Sc.Sched.Policy != "linux" || arms[1].Sc.Sched.Policy != "scx" ||
 		!strings.Contains(arms[1].Sc.Sched.Scx.Source, "scx_bpfland") {
-		t.Fatalf("step 5 runs %d arms: want linux and the scx_bpfland example", len(arms))
+		t.Fatalf("step 6 runs %d arms: want linux and the scx_bpfland example", len(arms))
 	}
 	for _, a := range arms {
 		w := a.Sc.Workload.Schbench
@@ -176,32 +186,32 @@ func TestCoresLessonBpflandAgainstEEVDF(t *testing.T) {
 	if ra.Workers != 256 || rb.Workers != 256 {
 		t.Errorf("%d and %d workers, want 256", ra.Workers, rb.Workers)
 	}
-	checkValues(t, 5, u5, []string{playground.FormatResult("schbench.wakeup_us.p99", ra.WakeupUs.P99), playground.FormatResult("schbench.wakeup_us.p99", rb.WakeupUs.P99)})
+	checkValues(t, 6, u6, []string{playground.FormatResult("schbench.wakeup_us.p99", ra.WakeupUs.P99), playground.FormatResult("schbench.wakeup_us.p99", rb.WakeupUs.P99)})
 	if rb.WakeupUs.P99 <= ra.WakeupUs.P99 || rb.RPS >= ra.RPS || rb.WakeupUs.P50 <= ra.WakeupUs.P50 {
 		t.Errorf("bpfland is not worse here: wakeup p99 %.0f against %.0f µs, p50 %.0f against %.0f µs, %.0f against %.0f requests/s",
 			rb.WakeupUs.P99, ra.WakeupUs.P99, rb.WakeupUs.P50, ra.WakeupUs.P50, rb.RPS, ra.RPS)
 	}
-	// Step 6 also says bpfland's request p99 is the lower.
+	// Step 7 also says bpfland's request p99 is the lower.
 	if rb.RequestUs.P99 >= ra.RequestUs.P99 {
 		t.Errorf("bpfland's request p99 %.0f µs is not below EEVDF's %.0f", rb.RequestUs.P99, ra.RequestUs.P99)
 	}
-	if msg := m.Set("step", "6"); msg != "" {
-		t.Fatal(msg)
-	}
-	u6 := untilSettled(t, m)
-	f := playground.FormatResult
-	checkValues(t, 6, u6, []string{
-		f("schbench.wakeup_us.p50", rb.WakeupUs.P50), f("schbench.wakeup_us.p50", ra.WakeupUs.P50),
-		f("schbench.rps", rb.RPS), f("schbench.rps", ra.RPS),
-		f("schbench.request_us.p99", rb.RequestUs.P99), f("schbench.request_us.p99", ra.RequestUs.P99)})
 	if msg := m.Set("step", "7"); msg != "" {
 		t.Fatal(msg)
 	}
 	u7 := untilSettled(t, m)
-	ta, tb := arms[0].Results().Topology, arms[1].Results().Topology
+	f := playground.FormatResult
 	checkValues(t, 7, u7, []string{
+		f("schbench.wakeup_us.p50", rb.WakeupUs.P50), f("schbench.wakeup_us.p50", ra.WakeupUs.P50),
+		f("schbench.rps", rb.RPS), f("schbench.rps", ra.RPS),
+		f("schbench.request_us.p99", rb.RequestUs.P99), f("schbench.request_us.p99", ra.RequestUs.P99)})
+	if msg := m.Set("step", "8"); msg != "" {
+		t.Fatal(msg)
+	}
+	u8 := untilSettled(t, m)
+	ta, tb := arms[0].Results().Topology, arms[1].Results().Topology
+	checkValues(t, 8, u8, []string{
 		f("topology.migrations_per_s_by_level.llc", tb.MigrationsByLevel.LLC), f("topology.migrations_per_s_by_level.llc", ta.MigrationsByLevel.LLC),
 		f("topology.smt_contended_frac", tb.SMTContendedFrac), f("topology.smt_contended_frac", ta.SMTContendedFrac)})
-	t.Logf("wakeup p99 %s against %s", values(u5)[0], values(u5)[1])
-	t.Logf("step 6: %q; step 7: %q", values(u6), values(u7))
+	t.Logf("wakeup p99 %s against %s", values(u6)[0], values(u6)[1])
+	t.Logf("step 7: %q; step 8: %q", values(u7), values(u8))
 }

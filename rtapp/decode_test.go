@@ -168,17 +168,17 @@ func TestExamples(t *testing.T) {
 				if len(periods) != 3 || periods["fast"] == periods["slow"] {
 					t.Errorf("periods %v", periods)
 				}
-			case "forked_hogs.json":
-				forks := 0
+			case "four_hogs.json":
+				forks := map[string]int{}
 				for _, ph := range task(t, d, "main").Phases {
 					for _, e := range ph.Events {
-						if e.Kind == Fork && e.Ref == "hog" {
-							forks++
+						if e.Kind == Fork {
+							forks[e.Ref]++
 						}
 					}
 				}
-				if forks != 4 || task(t, d, "hog").Instance != 0 {
-					t.Errorf("%d forks of hog, %d hogs at the start", forks, task(t, d, "hog").Instance)
+				if forks["hog"] != 3 || forks["worker"] != 1 || task(t, d, "hog").Instance != 0 || task(t, d, "worker").Instance != 0 {
+					t.Errorf("forks %v; %d hogs and %d workers at the start", forks, task(t, d, "hog").Instance, task(t, d, "worker").Instance)
 				}
 			case "producer_consumer.json":
 				if task(t, d, "producer").Delay != 1000 {

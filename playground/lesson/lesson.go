@@ -22,7 +22,7 @@
 //	    "highlight": {"arm": "A", "cpu": 0},     // or "thread": 12, "role": "waker", "event": true
 //	    "set": {...}, "preset": "...", "compare": "...", "speed": "20us",
 //	    "policy": {"example": "scx_simple", "replace": [["FIFO = False", "FIFO = True"]]},
-//	    "workload": {"example": "forked_hogs"}   // an rt-app description of examples/rtapp
+//	    "workload": {"example": "four_hogs"}   // an rt-app description of examples/rtapp
 //	  }]
 //	}
 //

@@ -91,8 +91,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown example policy", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_magic"}`, `step 1: policy.example: "scx_magic" is not one of the example policies (scx_simple, `},
 		{"an edit not in the policy", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["LIFO = True","LIFO = False"]]}`, `step 1: policy.replace.0: "LIFO = True" is not in the policy`},
 		{"an edit that applies twice", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["FIFO","fifo"]]}`, `step 1: policy.replace.0: "FIFO" appears more than once`},
-		{"unknown example workload", `"at":"1s"`, `"at":"1s","workload":{"example":"hogs"}`, `step 1: workload.example: "hogs" is not one of the example rt-app workloads (barrier_group, forked_hogs, `},
-		{"workload without its example", `"at":"1s"`, `"at":"1s","workload":{"name":"forked_hogs"}`, `step 1: workload.name: unknown field`},
+		{"unknown example workload", `"at":"1s"`, `"at":"1s","workload":{"example":"hogs"}`, `step 1: workload.example: "hogs" is not one of the example rt-app workloads (barrier_group, four_hogs, `},
+		{"workload without its example", `"at":"1s"`, `"at":"1s","workload":{"name":"four_hogs"}`, `step 1: workload.name: unknown field`},
 		{"an edit of three strings", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["a","b","c"]]}`, `step 1: policy.replace.0: `},
 	}
 	for _, tc := range tests {
@@ -173,7 +173,7 @@ func TestSetup(t *testing.T) {
 // does, from zero for its global.duration, with the knobs applied after.
 func TestSetupWorkload(t *testing.T) {
 	l, err := lesson.Decode("x", []byte(`{"version":1,"title":"t","preset":"saturated-sync","compare":"off","steps":[
-		{"caption":"a","at":"1ms","set":{"sched.policy":"linux","machine.topology":"1n1l4c2t"},"workload":{"example":"forked_hogs"}},
+		{"caption":"a","at":"1ms","set":{"sched.policy":"linux","machine.topology":"1n1l4c2t"},"workload":{"example":"four_hogs"}},
 		{"caption":"b","at":"2ms","set":{"seed":"2"}},
 		{"caption":"c","at":"1s","preset":"saturated-sync"}]}`))
 	if err != nil {
