@@ -49,6 +49,27 @@ const WorkloadRTApp = "rtapp"
 // MaxScenarioBytes; either alone does.
 const MaxRTAppBytes = 32 << 10
 
+// DefaultRTAppDurationMs is how long UseRTApp runs a description that
+// gives no global.duration: the default scenario's duration.
+const DefaultRTAppDurationMs = 2000
+
+// UseRTApp makes desc, an rt-app description, sc's workload as the
+// playground runs one (its workload editor, a lesson step): from time zero
+// with no warm-up (rt-app's figures cover the whole run), for the
+// description's global.duration up to MaxDurationMs (else
+// DefaultRTAppDurationMs), and without the published figures, which were
+// about the workload it replaces. An undecodable description is set as it
+// is, for Validate to report with its place.
+func (sc *Scenario) UseRTApp(desc string) {
+	sc.Workload.Kind, sc.Workload.RTApp = WorkloadRTApp, desc
+	sc.WarmupMs, sc.DurationMs, sc.Published = 0, DefaultRTAppDurationMs, nil
+	if d, err := rtapp.Decode([]byte(desc)); err == nil && d.Global.Duration > 0 {
+		// A longer description runs its start, and its results say so (the
+		// CLI runs all of it).
+		sc.DurationMs = min(int64(d.Global.Duration)*1000, MaxDurationMs)
+	}
+}
+
 // decodeRTApp decodes and checks w.RTApp for a machine of vcpus CPUs and
 // a run of durationMs; errors are *FieldError values on workload.rtapp.
 func decodeRTApp(w *Workload, vcpus int, durationMs int64, sched Sched) (*rtapp.Description, error) {

@@ -76,9 +76,11 @@ func BundledStates(presets []Preset, lessons []lesson.Lesson) ([]BundledState, e
 				continue
 			}
 			s := l.Setup(i)
-			if s.Policy != "" {
+			if s.Policy != "" || s.RTApp != "" {
 				// The bundle is built without the Starlark binding, which a
-				// step's own policy needs: such a step runs from zero.
+				// step's own policy needs, and pageArms resolves presets
+				// alone, not a step's rt-app workload: such a step runs
+				// from zero.
 				continue
 			}
 			mode, a, b, err := urlstate.ParseCompare(s.Compare)

@@ -13,3 +13,6 @@ func EffSpeed(m *Model) float64 { return m.time.effSpeed }
 
 // Marks is how many saved states of arm a the model knows of.
 func Marks(a *Arm) int { return len(a.marks) }
+
+// FormatResult writes a result as a caption's placeholder shows it.
+func FormatResult(path string, v float64) string { return formatResult(path, v) }

@@ -107,12 +107,12 @@ func (lp *lessonPlayer) openFromURL(m *Model, st urlstate.State, shared bool) ur
 	}
 	st.View.LessonStep = n + 1
 	lp.openStep(m, &l, n)
-	if shared || st.Preset != "" || len(st.Knobs) > 0 || st.Policy != "" || st.View.Compare != urlstate.CompareDefault {
+	if shared || st.Preset != "" || len(st.Knobs) > 0 || st.Policy != "" || st.RTApp != "" || st.View.Compare != urlstate.CompareDefault {
 		lp.phase = phaseOffScript
 		return st
 	}
 	s := l.Setup(n)
-	st.Preset, st.Knobs, st.Policy = s.Preset, s.Knobs, s.Policy
+	st.Preset, st.Knobs, st.Policy, st.RTApp = s.Preset, s.Knobs, s.Policy, s.RTApp
 	st.View.Compare, st.View.CompareA, st.View.CompareB = lp.wantCmp[0], lp.wantCmp[1], lp.wantCmp[2]
 	if st.View.Speed == "" {
 		st.View.Speed = s.Speed
@@ -130,8 +130,8 @@ func (lp *lessonPlayer) openStep(m *Model, l *lesson.Lesson, n int) {
 	lp.cur, lp.step, lp.note, lp.caption, lp.eventCPU = l, n, "", nil, -1
 	s := l.Setup(n)
 	lp.want, _ = reconcile(m.presets, s.Preset, s.Knobs, nil)
-	if s.Policy != "" {
-		if w, _, err := lp.want.withPolicy(s.Policy); err == nil {
+	if s.Policy != "" || s.RTApp != "" {
+		if w, _, err := lp.want.withOwn(s.Policy, s.RTApp); err == nil {
 			lp.want = w
 		}
 	}
@@ -149,7 +149,7 @@ func (lp *lessonPlayer) openStep(m *Model, l *lesson.Lesson, n int) {
 // onScript reports whether the page shows the open step's scenario.
 func (lp *lessonPlayer) onScript(m *Model) bool {
 	return lp.cur != nil && !m.setup.src.shared && m.setup.src.preset.Name == lp.want.src.preset.Name &&
-		slices.Equal(m.setup.knobs, lp.want.knobs) && m.setup.src.policy == lp.want.src.policy && m.setup.src.rtapp == "" &&
+		slices.Equal(m.setup.knobs, lp.want.knobs) && m.setup.src.policy == lp.want.src.policy && m.setup.src.rtapp == lp.want.src.rtapp &&
 		[3]string{m.view.Compare, m.view.CompareA, m.view.CompareB} == lp.wantCmp
 }
 
@@ -208,7 +208,7 @@ func (lp *lessonPlayer) gotoStep(m *Model, n int) {
 		s := lp.cur.Setup(n)
 		v := m.view
 		v.Compare, v.CompareA, v.CompareB, v.AtNs = lp.wantCmp[0], lp.wantCmp[1], lp.wantCmp[2], 0
-		m.apply(urlstate.State{Preset: s.Preset, Knobs: s.Knobs, Policy: s.Policy, View: v}, nil)
+		m.apply(urlstate.State{Preset: s.Preset, Knobs: s.Knobs, Policy: s.Policy, RTApp: s.RTApp, View: v}, nil)
 	}
 	// A step plays on at the speed it, or the last step before it that set
 	// one, asks for (the page's default when none did), whichever way the

@@ -185,7 +185,8 @@ func formatResult(path string, v float64) string {
 	switch {
 	case strings.HasSuffix(path, "_frac"):
 		return view.Percent(v)
-	case strings.HasPrefix(path, "latency_us.") || strings.HasPrefix(path, "wake_to_run_us.") || strings.HasPrefix(path, "runnable_wait_us."):
+	case strings.HasPrefix(path, "latency_us.") || strings.HasPrefix(path, "wake_to_run_us.") || strings.HasPrefix(path, "runnable_wait_us."),
+		strings.HasPrefix(path, "schbench.") && strings.Contains(path, "_us."):
 		return view.Duration(v * 1e3)
 	case path == "elapsed_s" || path == "sim_seconds":
 		return view.Duration(v * 1e9)

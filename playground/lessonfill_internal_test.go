@@ -15,6 +15,8 @@ func TestFormatForCaptions(t *testing.T) {
 		{"throughput_per_s", 22722, "22.7k"},
 		{"latency_us.p99", 2900, "2.90 ms"},
 		{"wake_to_run_us.mean", 16.9, "16.9 µs"},
+		{"schbench.wakeup_us.p99", 1007.616, "1.01 ms"},
+		{"schbench.rps", 552156.7, "552k"},
 		{"elapsed_s", 0.378, "378 ms"},
 		{"idle_while_overloaded_frac", 0.71, "71%"},
 		{"host_cpu_frac", 0.0129, "1.3%"},

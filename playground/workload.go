@@ -76,21 +76,9 @@ type WorkloadExample struct {
 	Text  string `json:"text"`
 }
 
-// rtappDefaultDurationMs is a description's run when it gives no
-// global.duration: the default scenario's, as the CLI's wrapper does.
-const rtappDefaultDurationMs = 2000
-
-// setRTApp makes desc sc's workload (see source.withOwn). An undecodable
-// description is set as it is, for Validate to report with its place.
-func setRTApp(sc *engine.Scenario, desc string) {
-	sc.Workload.Kind, sc.Workload.RTApp = engine.WorkloadRTApp, desc
-	sc.WarmupMs, sc.DurationMs, sc.Published = 0, rtappDefaultDurationMs, nil
-	if d, err := rtapp.Decode([]byte(desc)); err == nil && d.Global.Duration > 0 {
-		// A page runs at most MaxDurationMs: a longer description runs its
-		// start, and its results say so (run it from the CLI for all).
-		sc.DurationMs = min(int64(d.Global.Duration)*1000, engine.MaxDurationMs)
-	}
-}
+// setRTApp makes desc sc's workload (see source.withOwn and
+// engine.Scenario.UseRTApp, which a lesson's step uses too).
+func setRTApp(sc *engine.Scenario, desc string) { sc.UseRTApp(desc) }
 
 // SetWorkload runs desc, an rt-app description, as the scenario's workload
 // from time zero: the workload editor's Run. "" takes the page's workload

@@ -142,7 +142,7 @@ func TestTestdata(t *testing.T) {
 
 func TestExamples(t *testing.T) {
 	files, err := filepath.Glob("../examples/rtapp/*.json")
-	if err != nil || len(files) != 3 {
+	if err != nil || len(files) != 4 {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
@@ -167,6 +167,18 @@ func TestExamples(t *testing.T) {
 				}
 				if len(periods) != 3 || periods["fast"] == periods["slow"] {
 					t.Errorf("periods %v", periods)
+				}
+			case "four_hogs.json":
+				forks := map[string]int{}
+				for _, ph := range task(t, d, "main").Phases {
+					for _, e := range ph.Events {
+						if e.Kind == Fork {
+							forks[e.Ref]++
+						}
+					}
+				}
+				if forks["hog"] != 3 || forks["worker"] != 1 || task(t, d, "hog").Instance != 0 || task(t, d, "worker").Instance != 0 {
+					t.Errorf("forks %v; %d hogs and %d workers at the start", forks, task(t, d, "hog").Instance, task(t, d, "worker").Instance)
 				}
 			case "producer_consumer.json":
 				if task(t, d, "producer").Delay != 1000 {

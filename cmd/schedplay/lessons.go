@@ -80,6 +80,9 @@ func lessonSteps(l lesson.Lesson) string {
 		if s.Compare != "" {
 			scenario += ", compare " + s.Compare
 		}
+		if s.RTApp != "" {
+			scenario += ", rt-app " + rtappExample(l, i)
+		}
 		if p := st.Policy; p != nil {
 			scenario += ", policy " + p.Example
 			if n := len(p.Replace); n > 0 {
@@ -119,4 +122,19 @@ func highlightWords(h *lesson.Highlight) string {
 		return fmt.Sprintf("%s thread %d", arm, *h.Thread)
 	}
 	return arm + " " + h.Role
+}
+
+// rtappExample names the rt-app example step i (0-based) of l runs: the
+// last set since the last step that named a preset.
+func rtappExample(l lesson.Lesson, i int) string {
+	name := ""
+	for _, st := range l.Steps[:i+1] {
+		if st.Preset != "" {
+			name = ""
+		}
+		if st.Workload != nil {
+			name = st.Workload.Example
+		}
+	}
+	return name
 }

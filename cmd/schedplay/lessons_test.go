@@ -61,7 +61,7 @@ func TestLessonsShipped(t *testing.T) {
 	if code := a.main([]string{"lessons"}); code != 0 || strings.Contains(a.out.String(), "invalid") {
 		t.Fatalf("exit %d:\n%s%s", code, a.out, a.errOut)
 	}
-	for _, name := range []string{"fan-out", "spin-or-halt", "wake-sync", "spread"} {
+	for _, name := range []string{"fan-out", "spin-or-halt", "wake-sync", "spread", "cores-and-caches"} {
 		if !strings.Contains(a.out.String(), name+" ") {
 			t.Errorf("the list lacks %s:\n%s", name, a.out)
 		}

@@ -21,12 +21,14 @@
 //	    "until": {"event": "pull_ipi", "arm": "B", "after": "100ms", "within": "1s"},
 //	    "highlight": {"arm": "A", "cpu": 0},     // or "thread": 12, "role": "waker", "event": true
 //	    "set": {...}, "preset": "...", "compare": "...", "speed": "20us",
-//	    "policy": {"example": "scx_simple", "replace": [["FIFO = False", "FIFO = True"]]}
+//	    "policy": {"example": "scx_simple", "replace": [["FIFO = False", "FIFO = True"]]},
+//	    "workload": {"example": "four_hogs"}   // an rt-app description of examples/rtapp
 //	  }]
 //	}
 //
-// Knobs, compare, speed and policy carry over from step to step; a step that names a
-// preset starts again from that preset alone. A step stops at its moment ("at")
+// Knobs, compare, speed, policy and workload carry over from step to step; a
+// step that names a preset starts again from that preset's knobs and
+// workload (a policy carries on). A step stops at its moment ("at")
 // or right after the first event of a kind ("until", the events of runner.Event:
 // pull_ipi, donation, migration, halt, spin_grow, spin_shrink, done), looked for
 // from "after" for "within" in one arm. Captions hold
@@ -89,6 +91,9 @@ type Step struct {
 	// Policy is the sched_ext policy the step's scenario runs as its own
 	// (policy.go): an example with edits, shown in the page's editor.
 	Policy *Policy `json:"policy,omitzero"`
+	// Workload is an rt-app description the step's scenario runs as its
+	// workload (policy.go): an example, shown in the page's workload editor.
+	Workload *Workload `json:"workload,omitzero"`
 
 	// Read by Decode from the fields above.
 	AtNs         int64         `json:"-"`
@@ -229,6 +234,11 @@ func (s *Step) check(n int) error {
 	}
 	if s.Policy != nil {
 		if err := s.Policy.check(n); err != nil {
+			return err
+		}
+	}
+	if s.Workload != nil {
+		if err := s.Workload.check(n); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,7 @@ func TestBuiltin(t *testing.T) {
 	}
 	for _, story := range []struct{ name, preset string }{
 		{"fan-out", "tpcb-32vcpu"}, {"spin-or-halt", "durable-write"}, {"wake-sync", "hackbench"}, {"spread", "thread-per-conn"},
+		{"cores-and-caches", "saturated-sync"},
 	} {
 		if l, ok := lesson.Find(ls, story.name); !ok || l.Preset != story.preset || len(l.Steps) < 3 {
 			t.Errorf("lesson %s: found %v, preset %q, %d steps", story.name, ok, l.Preset, len(l.Steps))
@@ -56,7 +57,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"wrong type", `"at":"1s"`, `"at":1`, "step 1: at: want a string"},
 		{"wrong type deep", `"cpu":3`, `"cpu":"3"`, "step 1: highlight.cpu: want a whole number, not a string"},
 		{"unknown field, with the fields there are", `"at":"1s"`, `"when":"1s"`,
-			"step 1: when: unknown field (the fields here are caption, preset, set, compare, at, until, highlight, speed, policy)"},
+			"step 1: when: unknown field (the fields here are caption, preset, set, compare, at, until, highlight, speed, policy, workload)"},
 		{"fraction for a vCPU", `"cpu":3`, `"cpu":1.5`, "step 1: highlight.cpu: 1.5 is not a whole number"},
 		{"exponent for a vCPU", `"cpu":3`, `"cpu":3e0`, "step 1: highlight.cpu: 3e0 is not in plain digits: write 3"},
 		{"huge vCPU", `"cpu":3`, `"cpu":1e30`, "step 1: highlight.cpu: 1e30 is out of range: want a whole number from"},
@@ -90,6 +91,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown example policy", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_magic"}`, `step 1: policy.example: "scx_magic" is not one of the example policies (scx_simple, `},
 		{"an edit not in the policy", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["LIFO = True","LIFO = False"]]}`, `step 1: policy.replace.0: "LIFO = True" is not in the policy`},
 		{"an edit that applies twice", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["FIFO","fifo"]]}`, `step 1: policy.replace.0: "FIFO" appears more than once`},
+		{"unknown example workload", `"at":"1s"`, `"at":"1s","workload":{"example":"hogs"}`, `step 1: workload.example: "hogs" is not one of the example rt-app workloads (barrier_group, four_hogs, `},
+		{"workload without its example", `"at":"1s"`, `"at":"1s","workload":{"name":"four_hogs"}`, `step 1: workload.name: unknown field`},
 		{"an edit of three strings", `"at":"1s"`, `"at":"1s","policy":{"example":"scx_simple","replace":[["a","b","c"]]}`, `step 1: policy.replace.0: `},
 	}
 	for _, tc := range tests {
@@ -161,6 +164,37 @@ func TestSetup(t *testing.T) {
 	for i, w := range want {
 		if got := l.Setup(i); !reflect.DeepEqual(got, w) {
 			t.Errorf("step %d: %+v, want %+v", i+1, got, w)
+		}
+	}
+}
+
+// A step's rt-app workload carries over like its knobs, and a step naming a
+// preset goes back to the preset's own workload; the arms run it as the page
+// does, from zero for its global.duration, with the knobs applied after.
+func TestSetupWorkload(t *testing.T) {
+	l, err := lesson.Decode("x", []byte(`{"version":1,"title":"t","preset":"saturated-sync","compare":"off","steps":[
+		{"caption":"a","at":"1ms","set":{"sched.policy":"linux","machine.topology":"1n1l4c2t"},"workload":{"example":"four_hogs"}},
+		{"caption":"b","at":"2ms","set":{"seed":"2"}},
+		{"caption":"c","at":"1s","preset":"saturated-sync"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := presetData("saturated-sync")
+	for i, want := range []struct {
+		rtapp    bool
+		kind     string
+		duration int64
+	}{{true, "rtapp", 1000}, {true, "rtapp", 1000}, {false, "sync_pairs", 2500}} {
+		s := l.Setup(i)
+		if (s.RTApp != "") != want.rtapp {
+			t.Errorf("step %d: rt-app workload %v, want %v", i+1, s.RTApp != "", want.rtapp)
+		}
+		arms, err := s.Arms(data)
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+		if sc := arms[0]; sc.Workload.Kind != want.kind || sc.DurationMs != want.duration || want.rtapp && (sc.WarmupMs != 0 || sc.Machine.VCPUs != 8) {
+			t.Errorf("step %d: %s for %d ms (warm-up %d) on %d CPUs, want %s for %d ms", i+1, sc.Workload.Kind, sc.DurationMs, sc.WarmupMs, sc.Machine.VCPUs, want.kind, want.duration)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"schedplay/examples/policies"
+	rtappex "schedplay/examples/rtapp"
 )
 
 // MaxPolicyEdits bounds a step's edits of its example policy.
@@ -48,6 +49,34 @@ func (p *Policy) check(n int) error {
 		default:
 			return stepErr(n, "policy.replace."+strconv.Itoa(i), "%q appears more than once in the policy: give more of it", shorten(r[0], 60))
 		}
+	}
+	return nil
+}
+
+// Workload is a step's rt-app workload: one of examples/rtapp by its stem,
+// run as the scenario's workload (engine.Scenario.UseRTApp), as the page's
+// workload editor runs one. A lesson uses it for what no preset's workload
+// does, such as tasks a parent forks (rt-app's "fork" event), which the
+// Linux reference places as wake_up_new_task does.
+type Workload struct {
+	Example string `json:"example"`
+
+	// Source is the description (read by Decode).
+	Source string `json:"-"`
+}
+
+// check resolves the workload's description, naming the step and field of
+// an example that does not exist.
+func (w *Workload) check(n int) error {
+	var names []string
+	for _, ex := range rtappex.Examples() {
+		names = append(names, ex.Name)
+		if ex.Name == w.Example {
+			w.Source = ex.Text
+		}
+	}
+	if w.Source == "" {
+		return stepErr(n, "workload.example", "%q is not one of the example rt-app workloads (%s)", w.Example, strings.Join(names, ", "))
 	}
 	return nil
 }

@@ -25,17 +25,21 @@ type Setup struct {
 	// Policy is the source of the sched_ext policy the scenario runs as its
 	// own (sched.scx.source; "" for none).
 	Policy string
+	// RTApp is the rt-app description the scenario runs as its workload
+	// (engine.Scenario.UseRTApp; "" for the preset's own).
+	RTApp string
 }
 
 // Setup returns step i's setup (0-based): the lesson's preset and knobs, then
 // each step's up to i. A step that names a preset starts again from that preset
-// alone; compare and speed carry over until a step sets them again.
+// alone (its knobs and workload); compare, speed and the policy carry over
+// until a step sets them again.
 func (l Lesson) Setup(i int) Setup {
 	s := Setup{Preset: l.Preset, Compare: l.Compare}
 	knobs := maps.Clone(l.Set)
 	for _, st := range l.Steps[:i+1] {
 		if st.Preset != "" {
-			s.Preset, knobs = st.Preset, nil
+			s.Preset, knobs, s.RTApp = st.Preset, nil, ""
 		}
 		if knobs == nil {
 			knobs = map[string]string{}
@@ -49,6 +53,9 @@ func (l Lesson) Setup(i int) Setup {
 		}
 		if st.Policy != nil {
 			s.Policy = st.Policy.Source
+		}
+		if st.Workload != nil {
+			s.RTApp = st.Workload.Source
 		}
 	}
 	for _, p := range engine.KnobPaths() {
@@ -74,6 +81,12 @@ func (s Setup) Sets() []string {
 // engine.Scenario.ArmScenarios). An error is an *Error naming the field at
 // fault, "set" or "compare".
 func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
+	if s.RTApp != "" {
+		var err error
+		if presetData, err = s.withRTApp(presetData); err != nil {
+			return nil, &Error{Field: "workload", Msg: err.Error()}
+		}
+	}
 	base, err := engine.DecodeScenario(presetData, s.Sets()...)
 	if err != nil {
 		return nil, &Error{Field: "set", Msg: err.Error()}
@@ -103,6 +116,24 @@ func (s Setup) Arms(presetData []byte) ([]engine.Scenario, error) {
 		out[i] = arm.Scenario
 	}
 	return out, nil
+}
+
+// withRTApp is the preset's scenario with the setup's rt-app workload, as
+// the page sets one (playground's source.withOwn): into the preset's own
+// scenario, with the knob choosing the scheduler (what a description may
+// ask for depends on it), before the knobs apply.
+func (s Setup) withRTApp(presetData []byte) ([]byte, error) {
+	sc, err := engine.DecodeScenario(presetData)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range s.Knobs {
+		if k.Path == "sched.policy" {
+			sc.Sched.Policy = k.Value
+		}
+	}
+	sc.UseRTApp(s.RTApp)
+	return sc.Canonical()
 }
 
 // Check resolves every step against the presets (presetData returns a preset's

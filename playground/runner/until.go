@@ -17,7 +17,7 @@ const (
 	EventNone       Event = iota
 	EventPullIPI          // an idle CPU sends a pull request (idle pull)
 	EventDonation         // a victim donates a thread to a puller
-	EventMigration        // a thread moves to another CPU (balancer, donation, Linux newidle)
+	EventMigration        // a thread moves to another CPU (balancer, donation, Linux newidle, a wake or fork placed elsewhere)
 	EventHalt             // a CPU halts (a VM exit under KVM)
 	EventSpinGrow         // an adaptive spin window snaps to its cap (a wake caught while spinning)
 	EventSpinShrink       // an adaptive spin window halves (halts without a caught wake)
@@ -97,14 +97,20 @@ type eventHit struct {
 	hasDecision bool
 }
 
-// find looks for e among vis, the visual events of one engine event.
+// find looks for e among vis, the visual events of one engine event. A
+// migration a wake or a fork makes (the thread placed on another CPU than
+// its last) is recorded by the placement's decision about that thread,
+// which follows the move.
 func (e Event) find(sim *engine.Sim, vis []engine.VisEvent) (eventHit, bool) {
 	h := eventHit{cpu: -1}
+	moved := int32(-1)
 	for _, v := range vis {
 		switch {
 		case v.Kind == engine.VisDecision:
 			// Read at once: the slot is this event's decision.
-			if d := sim.DecisionAt(int(v.Arg)); e.records(d.Kind) && !h.hasDecision {
+			d := sim.DecisionAt(int(v.Arg))
+			placed := d.Kind == engine.DecWakePlace && moved >= 0 && d.Thread == moved
+			if (e.records(d.Kind) || placed) && !h.hasDecision {
 				h.decision, h.hasDecision = d, true
 				if e == EventSpinGrow || e == EventSpinShrink {
 					h.cpu = v.CPU
@@ -113,9 +119,10 @@ func (e Event) find(sim *engine.Sim, vis []engine.VisEvent) (eventHit, bool) {
 		case h.cpu >= 0:
 		case v.Kind == engine.VisIPISend && v.IPI == engine.IPIPull && e == EventPullIPI,
 			v.Kind == engine.VisIPISend && v.IPI == engine.IPIDonate && e == EventDonation,
-			v.Kind == engine.VisMigrate && e == EventMigration,
 			v.Kind == engine.VisHalt && e == EventHalt:
 			h.cpu = v.CPU
+		case v.Kind == engine.VisMigrate && e == EventMigration:
+			h.cpu, moved = v.CPU, v.Thread
 		}
 	}
 	return h, h.cpu >= 0

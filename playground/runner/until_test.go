@@ -32,6 +32,10 @@ func TestUntilEvent(t *testing.T) {
 	pullOn := scenario(t, "tpcb-32vcpu", "sched.wake_pull=true")
 	pullOff := scenario(t, "tpcb-32vcpu", "sched.wake_pull=false")
 	hb := scenario(t, "hackbench", "workload.hackbench.loops=20")
+	// A sync wakeup across LLCs: ping on CPU 7 (LLC 0) wakes pong, last on
+	// CPU 8 (LLC 1), which moves to CPU 7 (the cores-and-caches lesson).
+	crossLLC := scenario(t, "saturated-sync", "sched.policy=linux", "machine.topology=1n2l4c2t",
+		"workload.sync_pairs.spinners=7", "workload.sync_pairs.pairs=1")
 	isPull := func(_ *engine.Sim, e engine.VisEvent) bool {
 		return e.Kind == engine.VisIPISend && e.IPI == engine.IPIPull
 	}
@@ -53,6 +57,7 @@ func TestUntilEvent(t *testing.T) {
 	}{
 		{"first pull IPI", pullOn, 100_000_000, 1_000_000_000, runner.EventPullIPI, firstEventNs(t, pullOn, 100_000_000, 1e9, isPull), 1, engine.DecPullRequest},
 		{"first migration after 300 ms", pullOff, 300_000_000, 1_000_000_000, runner.EventMigration, firstEventNs(t, pullOff, 300_000_000, 1e9, isMigrate), 0, engine.DecBalancePush},
+		{"a wake that moves its thread", crossLLC, 0, 1_000_000, runner.EventMigration, firstEventNs(t, crossLLC, 0, 1e6, isMigrate), 8, engine.DecWakePlace},
 		{"no pull IPI without pull", pullOff, 100_000_000, 400_000_000, runner.EventPullIPI, 400_000_000, -1, 0},
 		{"done", hb, 1_000_000, hb.DurationMs * 1e6, runner.EventDone, int64(hbDone.ElapsedS*1e9 + 0.5), -1, 0},
 	}
