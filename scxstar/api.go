@@ -64,7 +64,7 @@ func addAPI(p *Policy, m starlark.StringDict) {
 	})
 	// What runs where.
 	fn("task_running", []param{task}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return starlark.Bool(a[0].t.t.Running()), nil
+		return starlark.Bool(a[0].task().t.Running()), nil
 	})
 	fn("cpu_curr", []param{cpu}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
 		t, err := k.CPUCurr(int(a[0].n))
@@ -86,11 +86,11 @@ func addAPI(p *Policy, m starlark.StringDict) {
 		if a[1].n < 0 {
 			return nil, fmt.Errorf("task_set_slice: slice %d is negative", a[1].n)
 		}
-		a[0].t.t.SetSlice(a[1].n)
+		a[0].task().t.SetSlice(a[1].n)
 		return starlark.None, nil
 	})
 	fn("task_set_dsq_vtime", []param{task, {"vtime", argInt64}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		a[0].t.t.SetVtime(a[1].n)
+		a[0].task().t.SetVtime(a[1].n)
 		return starlark.None, nil
 	})
 	// DSQ walks.
@@ -110,7 +110,7 @@ func addAPI(p *Policy, m starlark.StringDict) {
 	})
 	move := func(name string, byVtime bool) {
 		fn(name, []param{task, {"dst", argInt32}, {"enq_flags?", argInt32}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-			ok, err := k.DSQMoveTask(a[0].t.t, a[1].n, a[2].n, byVtime)
+			ok, err := k.DSQMoveTask(a[0].task().t, a[1].n, a[2].n, byVtime)
 			return starlark.Bool(ok), err
 		})
 	}

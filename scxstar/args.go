@@ -32,13 +32,26 @@ type param struct {
 	kind argKind
 }
 
-// arg is one unpacked argument: t for a task, n for an int, s for a string,
-// v for any value. An optional argument not passed is the zero arg (v nil).
+// arg is one unpacked argument: n for an int, v for a task, a string or any
+// value (task and str read it as theirs). An optional argument not passed is
+// the zero arg (v nil). Two words and an int, not a field per kind: a
+// helper's arguments are zeroed and copied on every call, and a smaller
+// argv made that a third of what it was.
 type arg struct {
-	t *task
 	n int64
-	s string
 	v starlark.Value
+}
+
+// task is a task argument's value.
+func (a *arg) task() *task {
+	t, _ := a.v.(*task)
+	return t
+}
+
+// str is a string argument's value, "" when not passed.
+func (a *arg) str() string {
+	s, _ := starlark.AsString(a.v)
+	return s
 }
 
 // maxParams is the most parameters a helper has (dsq_insert_vtime's five).
@@ -70,9 +83,8 @@ func newSignature(name string, params []param) signature {
 	return s
 }
 
-// unpack reads a call's arguments against s.
-func (s *signature) unpack(args starlark.Tuple, kw []starlark.Tuple) (argv, error) {
-	var a argv
+// unpack reads a call's arguments against s into a, which is zero.
+func (s *signature) unpack(a *argv, args starlark.Tuple, kw []starlark.Tuple) error {
 	if len(kw) == 0 && len(args) >= s.required && len(args) <= len(s.params) {
 		ok := true
 		for i, v := range args {
@@ -82,10 +94,11 @@ func (s *signature) unpack(args starlark.Tuple, kw []starlark.Tuple) (argv, erro
 			}
 		}
 		if ok {
-			return a, nil
+			return nil
 		}
 	}
-	return s.unpackSlow(args, kw)
+	*a = argv{}
+	return s.unpackSlow(a, args, kw)
 }
 
 // set sets a to v as kind k, and reports whether UnpackArgs would have
@@ -93,8 +106,8 @@ func (s *signature) unpack(args starlark.Tuple, kw []starlark.Tuple) (argv, erro
 func (a *arg) set(k argKind, v starlark.Value) bool {
 	switch k {
 	case argTask:
-		t, ok := v.(*task)
-		a.t = t
+		_, ok := v.(*task)
+		a.v = v
 		return ok
 	case argInt32, argInt64:
 		i, ok := v.(starlark.Int)
@@ -108,8 +121,8 @@ func (a *arg) set(k argKind, v starlark.Value) bool {
 		a.n = n
 		return true
 	case argString:
-		s, ok := starlark.AsString(v)
-		a.s = s
+		_, ok := starlark.AsString(v)
+		a.v = v
 		return ok
 	case argValue:
 		a.v = v
@@ -119,8 +132,8 @@ func (a *arg) set(k argKind, v starlark.Value) bool {
 }
 
 // unpackSlow unpacks through UnpackArgs, into variables of the Go types the
-// kinds name.
-func (s *signature) unpackSlow(args starlark.Tuple, kw []starlark.Tuple) (argv, error) {
+// kinds name, and from them into a.
+func (s *signature) unpackSlow(a *argv, args starlark.Tuple, kw []starlark.Tuple) error {
 	pairs := make([]any, 0, 2*len(s.params))
 	for _, p := range s.params {
 		var ptr any
@@ -138,23 +151,24 @@ func (s *signature) unpackSlow(args starlark.Tuple, kw []starlark.Tuple) (argv, 
 		}
 		pairs = append(pairs, p.name, ptr)
 	}
-	var a argv
 	if err := starlark.UnpackArgs(s.name, args, kw, pairs...); err != nil {
-		return a, err
+		return err
 	}
 	for i := range s.params {
 		switch ptr := pairs[2*i+1].(type) {
 		case **task:
-			a[i].t = *ptr
+			if *ptr != nil {
+				a[i].v = *ptr
+			}
 		case *int32:
 			a[i].n = int64(*ptr)
 		case *int64:
 			a[i].n = *ptr
 		case *string:
-			a[i].s = *ptr
+			a[i].v = starlark.String(*ptr)
 		case *starlark.Value:
 			a[i].v = *ptr
 		}
 	}
-	return a, nil
+	return nil
 }

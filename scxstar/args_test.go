@@ -37,9 +37,10 @@ func TestUnpackAsUnpackArgs(t *testing.T) {
 		sig := newSignature(tc.name, tc.params)
 		check := func(args starlark.Tuple, kw []starlark.Tuple) {
 			t.Helper()
-			got, gotErr := sig.unpack(args, kw)
-			want, wantErr := sig.unpackSlow(args, kw)
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotErr == nil && got != want {
+			var got, want argv
+			gotErr := sig.unpack(&got, args, kw)
+			wantErr := sig.unpackSlow(&want, args, kw)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotErr == nil && !sameArgs(sig, got, want) {
 				t.Errorf("%s%v %v: unpack gives %v, %v; UnpackArgs %v, %v", tc.name, args, kw, got, gotErr, want, wantErr)
 			}
 		}
@@ -77,10 +78,37 @@ func TestUnpackAsUnpackArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	sig := newSignature("dsq_insert_vtime", []param{{"p", argTask}, {"dsq", argInt32}, {"slice", argInt64}, {"vtime", argInt64}, {"enq_flags?", argInt32}})
-	a, err := sig.unpack(args, []starlark.Tuple{{starlark.String("enq_flags"), starlark.MakeInt(9)}})
-	if err != nil || a[0].t != p || a[1].n != int64(dsq) || a[2].n != slice || a[3].n != vtime || a[4].n != int64(flags) {
+	var a argv
+	err := sig.unpack(&a, args, []starlark.Tuple{{starlark.String("enq_flags"), starlark.MakeInt(9)}})
+	if err != nil || a[0].task() != p || a[1].n != int64(dsq) || a[2].n != slice || a[3].n != vtime || a[4].n != int64(flags) {
 		t.Errorf("unpack gives %v, %v; UnpackArgs %v %d %d %d %d", a, err, p, dsq, slice, vtime, flags)
 	}
+}
+
+// sameArgs reports whether a and b are the same arguments for sig: what a
+// helper reads of each parameter, as its kind says.
+func sameArgs(sig signature, a, b argv) bool {
+	for i, p := range sig.params {
+		switch p.kind {
+		case argTask:
+			if a[i].task() != b[i].task() {
+				return false
+			}
+		case argInt32, argInt64:
+			if a[i].n != b[i].n {
+				return false
+			}
+		case argString:
+			if a[i].str() != b[i].str() {
+				return false
+			}
+		case argValue:
+			if a[i].v != b[i].v {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestHelperArgumentErrors: a helper called with arguments it cannot take

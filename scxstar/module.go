@@ -35,10 +35,10 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 	}
 	task, dsq, cpu := param{"p", argTask}, param{"dsq", argInt32}, param{"cpu", argInt32}
 	fn("dsq_insert", []param{task, dsq, {"slice", argInt64}, {"enq_flags?", argInt32}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return starlark.None, k.DSQInsert(a[0].t.t, a[1].n, a[2].n, a[3].n)
+		return starlark.None, k.DSQInsert(a[0].task().t, a[1].n, a[2].n, a[3].n)
 	})
 	fn("dsq_insert_vtime", []param{task, dsq, {"slice", argInt64}, {"vtime", argInt64}, {"enq_flags?", argInt32}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return starlark.None, k.DSQInsertVtime(a[0].t.t, a[1].n, a[2].n, a[3].n, a[4].n)
+		return starlark.None, k.DSQInsertVtime(a[0].task().t, a[1].n, a[2].n, a[3].n, a[4].n)
 	})
 	fn("dsq_move_to_local", []param{dsq}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
 		ok, err := k.DSQMoveToLocal(a[0].n)
@@ -63,7 +63,7 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 		return starlark.MakeInt(n), err
 	})
 	fn("select_cpu_dfl", []param{task, {"prev_cpu", argInt32}, {"wake_flags", argInt32}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		cpu, idle, err := k.SelectCPUDfl(a[0].t.t, int(a[1].n), a[2].n)
+		cpu, idle, err := k.SelectCPUDfl(a[0].task().t, int(a[1].n), a[2].n)
 		if err != nil {
 			return nil, err
 		}
@@ -74,7 +74,7 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 		return starlark.Bool(ok), err
 	})
 	fn("pick_idle_cpu", []param{task}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		cpu, err := k.PickIdleCPU(a[0].t.t)
+		cpu, err := k.PickIdleCPU(a[0].task().t)
 		return starlark.MakeInt(cpu), err
 	})
 	fn("idle_cpumask_empty", nil, func(k *engine.ScxKernel, _ argv) (starlark.Value, error) {
@@ -99,13 +99,13 @@ func newModule(p *Policy, sliceDflNs int64) *module {
 	fn("nr_cpus", nil, func(k *engine.ScxKernel, _ argv) (starlark.Value, error) { return starlark.MakeInt(k.NrCPUs()), nil })
 	fn("now", nil, func(k *engine.ScxKernel, _ argv) (starlark.Value, error) { return starlark.MakeInt64(k.NowNs()), nil })
 	fn("task_cpu", []param{task}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return starlark.MakeInt(a[0].t.t.CPU()), nil
+		return starlark.MakeInt(a[0].task().t.CPU()), nil
 	})
 	fn("exit", []param{{"code", argInt64}, {"msg?", argString}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return nil, k.Exit(a[0].n, a[1].s)
+		return nil, k.Exit(a[0].n, a[1].str())
 	})
 	fn("error", []param{{"msg", argString}}, func(k *engine.ScxKernel, a argv) (starlark.Value, error) {
-		return nil, fmt.Errorf("scx.error: %s", a[0].s)
+		return nil, fmt.Errorf("scx.error: %s", a[0].str())
 	})
 	addTopo(p, m) // scx.PICK_IDLE_CORE and the topology helpers (topo.go)
 	addAPI(p, m)  // cpumasks, topology queries, tasks and DSQ walks (api.go)
@@ -125,8 +125,8 @@ func addFn(p *Policy, m starlark.StringDict, name string, params []param, f func
 		if p.k == nil {
 			return nil, fmt.Errorf("%s: called at the top level: call it from a callback (init for set-up)", name)
 		}
-		a, err := sig.unpack(args, kwargs)
-		if err != nil {
+		var a argv
+		if err := sig.unpack(&a, args, kwargs); err != nil {
 			return nil, err
 		}
 		return f(p.k, a)

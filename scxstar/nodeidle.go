@@ -44,7 +44,7 @@ func addNodeIdle(p *Policy, m starlark.StringDict) {
 			if err != nil {
 				return nil, err
 			}
-			cpu, err := f(k, a[0].t.t, list, int(a[1].n), a[2].n)
+			cpu, err := f(k, a[0].task().t, list, int(a[1].n), a[2].n)
 			return starlark.MakeInt(cpu), err
 		})
 	}

@@ -69,6 +69,7 @@ func (a *app) cmdRun(args []string) error {
 	if err := groups.apply(&sc); err != nil {
 		return err
 	}
+	tuneGCForStarlark(sc) // one simulation in this process: its heap is small
 	if logDir != "" {
 		if cf.used() {
 			return &usageError{fs, errors.New("--rtapp-log writes a whole run's log: it does not combine with --checkpoint-at or --from")}
