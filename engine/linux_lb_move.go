@@ -18,7 +18,7 @@ func (s *Sim) balanceRQ(runner, dst *cpu, j int, idle bool) (moved, stop bool) {
 		lbBalanced(d, l)
 		return false, true
 	}
-	e := lbEnv{lv: l, level: j, runner: runner, dst: dst, idle: idle}
+	e := lbEnv{lv: l, runner: runner, dst: dst, idle: idle}
 	runner.debtNs += s.sc.Machine.Costs.NewidleBalanceNs
 	g, ok := s.findBusiestGroup(&e)
 	if !ok {

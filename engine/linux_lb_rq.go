@@ -46,10 +46,9 @@ func fairRunnable(c *cpu) (n int, weight int64) {
 // groupLBStats is update_sg_lb_stats for the group of size CPUs from first
 // at level l, balancing for dst (idle or not).
 func (s *Sim) groupLBStats(l lbLevel, first, size int, idle, local bool) lbStats {
+	// sg->cores: the cores the group spans (groups are whole cores, or
+	// one CPU of one).
 	g := lbStats{first: first, size: size, cores: max(1, size/s.smtThreads())}
-	if !l.shareCapacity && size < s.smtThreads() {
-		g.cores = size
-	}
 	for _, c := range s.cpus[first : first+size] {
 		h, w := fairRunnable(c)
 		capa := int64(s.topo.cpus[c.id].Capacity)
@@ -161,7 +160,6 @@ func siblingImbalance(idle bool, b, l *lbStats) int {
 // lbEnv is one balance's lb_env.
 type lbEnv struct {
 	lv          lbLevel
-	level       int
 	runner, dst *cpu
 	idle        bool
 	migration   int
