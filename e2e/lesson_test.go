@@ -44,6 +44,12 @@ func TestLessonsPlay(t *testing.T) {
 		t.Fatalf("%d lessons, errors %v", len(ls), errs)
 	}
 	for _, l := range ls {
+		if l.Name == "cores-and-caches" {
+			// TestLessonCoresWidths plays it the same way at two widths,
+			// back step included: its schbench steps run a Starlark
+			// policy in the browser for a minute and more each time.
+			continue
+		}
 		t.Run(l.Name, func(t *testing.T) {
 			ctx, base := browser(t, 1920, 1080)
 			open(t, ctx, base+"/#v=1&theme=light")

@@ -12,7 +12,8 @@ import (
 
 // TestLessonCoresWidths plays the cores-and-caches lesson through serve at a
 // laptop's width (1280 px) and a phone's (390 px), as a teacher does: the
-// picker opens it, Next and the right arrow key go forward. At each step the
+// picker opens it, Next and the right arrow key go forward, and at 1280 px
+// Back goes back from the last step. At each step the
 // stage draws the machine's LLC frames, the lesson panel does not cover the
 // stage, and the step is saved (SCHEDPLAY_SCREENSHOTS) as
 // lesson6-WIDTH-STEP.png (the viewport), -full.png (the page) and
@@ -67,6 +68,10 @@ func TestLessonCoresWidths(t *testing.T) {
 				screenshot(t, ctx, viewport, name)
 				screenshot(t, ctx, "", name+"-full")
 				screenshot(t, ctx, "#stage", name+"-stage")
+			}
+			if w.width == 1280 { // as TestLessonsPlay does for the other lessons
+				click(t, ctx, "#lesson-back")
+				reached(t, ctx, l.Name, len(l.Steps)-1, len(l.Steps))
 			}
 		})
 	}

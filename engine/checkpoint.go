@@ -60,7 +60,7 @@ import (
 // hold (FuzzCheckpoint).
 
 // CheckpointVersion is the checkpoint format this engine writes and reads.
-const CheckpointVersion = 6
+const CheckpointVersion = 7
 
 const (
 	ckMagic = "SPCK"

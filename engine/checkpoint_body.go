@@ -23,6 +23,7 @@ func (s *Sim) ckSave(w *ckWriter, wins []int) {
 	for _, b := range s.llcIdleCores {
 		w.bool(b)
 	}
+	s.ckSaveBalancer(w)
 
 	w.n(len(s.threads))
 	for _, t := range s.threads {
@@ -131,6 +132,7 @@ func (s *Sim) ckLoad(r *ckReader) {
 	for i := range s.llcIdleCores {
 		s.llcIdleCores[i] = r.bool()
 	}
+	s.ckLoadBalancer(r)
 
 	r.in("threads", -1)
 	n := r.count(14, maxCkThreads)

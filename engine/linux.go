@@ -16,13 +16,15 @@ package engine
 // first on an SMT machine); fork placement walks the sched domains
 // (find_idlest_group). Both are in linux_topo.go.
 // Balancing is newidle balancing (a CPU about to go idle pulls the tail of the
-// busiest runqueue, with no IPI).
+// busiest runqueue, with no IPI) and the periodic and NOHZ idle balancers.
 //
 // The real-time and deadline classes, and the class order, are rt.go,
 // rtpush.go and dl.go.
 //
-// Simplified away: the periodic and NOHZ idle balancers, wake_affine_weight
-// and the rest of placement docs/mechanisms.md lists.
+// The periodic and NOHZ idle balancers are linux_lb.go's.
+//
+// Simplified away: wake_affine_weight and the rest of placement
+// docs/mechanisms.md lists.
 
 // linuxPolicy is Linux's classes; their state is the CPUs' queues (cfs, RT
 // throttling) and the threads' entities (fair, rt, dl).
@@ -193,7 +195,9 @@ func (p *linuxPolicy) idleEnter(s *Sim, c *cpu) bool {
 	return true
 }
 
-func (p *linuxPolicy) servePull(s *Sim, c *cpu) {}
+// servePull handles a pull IPI: a NOHZ idle balance kick or an active
+// balance's stopper (linux_lb.go).
+func (p *linuxPolicy) servePull(s *Sim, c *cpu) { s.servePullLinux(c) }
 
 func (p *linuxPolicy) shared() []*thread { return nil }
 

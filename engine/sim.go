@@ -27,10 +27,15 @@ type Sim struct {
 	// (linux_topo.go).
 	topo         *TopoTable
 	llcIdleCores []bool
-	threads      []*thread
-	kthreads     []kernelThread // by thread.local of the per-CPU kernel threads
-	pol          policy
-	wl           workload
+	// The fair class's periodic and NOHZ idle balancers (linux_lb.go): the
+	// sched domains, each CPU's balancing state, and nohz.next_balance.
+	lbLv     []lbLevel
+	lb       []cpuLB
+	nohzNext int64
+	threads  []*thread
+	kthreads []kernelThread // by thread.local of the per-CPU kernel threads
+	pol      policy
+	wl       workload
 
 	// Decayed runtime (OSv's thread_runtime, core/sched.cc): running from t0 to t1
 	// adds prio*tau*(S(t1)-S(t0)) to a thread's vr, where S(t) = e^((t-base)/tau)
@@ -179,6 +184,7 @@ func newSimBase(sc Scenario, ops ScxOps) *Sim {
 	for i := range sc.Machine.VCPUs {
 		s.cpus = append(s.cpus, newCPU(s, i))
 	}
+	s.initBalancer()
 	s.pol = newPolicy(s)
 	s.timeSlices = s.pol.timeSlices() // asked once per step otherwise
 	return s

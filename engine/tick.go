@@ -39,6 +39,7 @@ func (s *Sim) tick(c *cpu) {
 	if len(s.groups) > 0 {
 		s.fairTickGroups(c)
 	}
+	s.balanceTick(c) // sched_balance_trigger (linux_lb.go)
 	// irqEnd charges the run time (update_curr) and reschedules.
 	s.irqArrive(c, irqTick)
 }
