@@ -53,24 +53,38 @@ func TestLessonsPlay(t *testing.T) {
 		t.Run(l.Name, func(t *testing.T) {
 			ctx, base := browser(t, 1920, 1080)
 			open(t, ctx, base+"/#v=1&theme=light")
-			eval[bool](t, ctx, `(() => { const p = document.getElementById('lesson-pick'); p.value = '`+l.Name+`';
-				p.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+			pickLesson(t, ctx, l.Name)
 			for n := 1; n <= len(l.Steps); n++ {
-				switch {
-				case n == 1:
-				case n%2 == 0:
-					click(t, ctx, "#lesson-next")
-				default:
-					if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#lesson-next")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				stepForward(t, ctx, n)
 				reached(t, ctx, l.Name, n, len(l.Steps))
 				screenshot(t, ctx, viewport, "lesson-"+l.Name+"-"+strconv.Itoa(n))
 			}
 			click(t, ctx, "#lesson-back")
 			reached(t, ctx, l.Name, len(l.Steps)-1, len(l.Steps))
 		})
+	}
+}
+
+// pickLesson opens lesson name from the page's lesson picker.
+func pickLesson(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	eval[bool](t, ctx, `(() => { const p = document.getElementById('lesson-pick'); p.value = '`+name+`';
+		p.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+}
+
+// stepForward goes on to step n as a teacher does: the picker lands on
+// step 1, then Next is clicked for even steps and the right arrow key
+// pressed for odd ones, so both are used.
+func stepForward(t *testing.T, ctx context.Context, n int) {
+	t.Helper()
+	switch {
+	case n == 1:
+	case n%2 == 0:
+		click(t, ctx, "#lesson-next")
+	default:
+		if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#lesson-next")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

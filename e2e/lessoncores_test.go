@@ -4,9 +4,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
-
 	"schedplay/playground/lesson"
 )
 
@@ -28,18 +25,9 @@ func TestLessonCoresWidths(t *testing.T) {
 		t.Run(strconv.Itoa(w.width), func(t *testing.T) {
 			ctx, base := browser(t, w.width, w.height)
 			open(t, ctx, base+"/#v=1&theme=light")
-			eval[bool](t, ctx, `(() => { const p = document.getElementById('lesson-pick'); p.value = '`+l.Name+`';
-				p.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+			pickLesson(t, ctx, l.Name)
 			for n := 1; n <= len(l.Steps); n++ {
-				switch {
-				case n == 1:
-				case n%2 == 0:
-					click(t, ctx, "#lesson-next")
-				default:
-					if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#lesson-next")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				stepForward(t, ctx, n)
 				reached(t, ctx, l.Name, n, len(l.Steps))
 				g := evalJSON[struct {
 					LLCs    int     `json:"llcs"`

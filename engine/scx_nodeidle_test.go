@@ -382,11 +382,9 @@ func TestScxSelftestNumaPerNode(t *testing.T) {
 	for _, topo := range selftestTopos() {
 		t.Run(topo, func(t *testing.T) {
 			var errs []string
-			home := map[int]int{}
-			nodeOf := func(k *ScxKernel, cpu int) int { n, _ := k.CPUNode(cpu); return n }
 			ops := &probeOps{flags: ScxOpsBuiltinIdlePerNode, defined: ScxOpSelectCPU | ScxOpRunning}
 			ops.sel = func(k *ScxKernel, p ScxTask, _ int, _ int64) (int, error) {
-				node := nodeOf(k, p.CPU())
+				node := scxNodeOf(k, p.CPU())
 				cpu, err := k.PickIdleCPUNode(p, nil, node, ScxPickIdleInNode)
 				if err == nil && cpu < 0 {
 					cpu, err = k.PickAnyCPUNode(p, nil, node, ScxPickIdleInNode)
@@ -398,27 +396,12 @@ func TestScxSelftestNumaPerNode(t *testing.T) {
 				if slices.Contains(idle, cpu) {
 					errs = append(errs, fmt.Sprintf("CPU %d should be marked as busy", cpu))
 				}
-				if nodeOf(k, cpu) != node {
+				if scxNodeOf(k, cpu) != node {
 					errs = append(errs, fmt.Sprintf("CPU %d should be in node %d", cpu, node))
 				}
 				return cpu, err
 			}
-			ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
-				return k.DSQInsert(p, int64(10+nodeOf(k, p.CPU())), k.SliceDflNs(), f)
-			}
-			ops.disp = func(k *ScxKernel, cpu int, _ ScxTask) error {
-				_, err := k.DSQMoveToLocal(int64(10 + nodeOf(k, cpu)))
-				return err
-			}
-			ops.running = func(k *ScxKernel, p ScxTask) error {
-				n := nodeOf(k, k.ThisCPU())
-				if h, ok := home[p.PID()]; !ok {
-					home[p.PID()] = n
-				} else if h != n {
-					errs = append(errs, fmt.Sprintf("pid %d runs in node %d, started in node %d", p.PID(), n, h))
-				}
-				return nil
-			}
+			numaNodeDSQs(ops, &errs)
 			selftestRun(t, topo, &numaInit{probeOps: ops})
 			if len(errs) > 0 {
 				t.Errorf("%d errors; the first: %s", len(errs), errs[0])

@@ -105,20 +105,18 @@ func TestScxSelftestNuma(t *testing.T) {
 	for _, topo := range selftestTopos() {
 		t.Run(topo, func(t *testing.T) {
 			var errs []string
-			home := map[int]int{}
 			ops := &probeOps{defined: ScxOpSelectCPU | ScxOpRunning}
-			nodeOf := func(k *ScxKernel, cpu int) int { n, _ := k.CPUNode(cpu); return n }
 			nodeCPUs := func(k *ScxKernel, node int) []int {
 				var out []int
 				for c := range k.NrCPUs() {
-					if nodeOf(k, c) == node {
+					if scxNodeOf(k, c) == node {
 						out = append(out, c)
 					}
 				}
 				return out
 			}
 			ops.sel = func(k *ScxKernel, p ScxTask, prev int, _ int64) (int, error) {
-				node := nodeOf(k, p.CPU())
+				node := scxNodeOf(k, p.CPU())
 				cpu, err := k.PickIdleCPUIn(p, nodeCPUs(k, node), 0)
 				if err != nil {
 					return 0, err
@@ -132,27 +130,12 @@ func TestScxSelftestNuma(t *testing.T) {
 						errs = append(errs, fmt.Sprintf("CPU %d should be marked as busy", cpu))
 					}
 				}
-				if nodeOf(k, cpu) != node {
+				if scxNodeOf(k, cpu) != node {
 					errs = append(errs, fmt.Sprintf("CPU %d should be in node %d", cpu, node))
 				}
 				return cpu, nil
 			}
-			ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
-				return k.DSQInsert(p, int64(10+nodeOf(k, p.CPU())), k.SliceDflNs(), f)
-			}
-			ops.disp = func(k *ScxKernel, cpu int, _ ScxTask) error {
-				_, err := k.DSQMoveToLocal(int64(10 + nodeOf(k, cpu)))
-				return err
-			}
-			ops.running = func(k *ScxKernel, p ScxTask) error {
-				n := nodeOf(k, k.ThisCPU())
-				if h, ok := home[p.PID()]; !ok {
-					home[p.PID()] = n
-				} else if h != n {
-					errs = append(errs, fmt.Sprintf("pid %d runs in node %d, started in node %d", p.PID(), n, h))
-				}
-				return nil
-			}
+			numaNodeDSQs(ops, &errs)
 			nodes := &numaInit{probeOps: ops}
 			selftestRun(t, topo, nodes)
 			if len(errs) > 0 {
@@ -160,6 +143,36 @@ func TestScxSelftestNuma(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numaNodeDSQs gives ops numa.bpf.c's enqueue, dispatch and running: a
+// task goes on its CPU's node's DSQ (ids 10 and up), a CPU serves its own
+// node's, and a task seen running outside the node it first ran in is an
+// error in errs.
+func numaNodeDSQs(ops *probeOps, errs *[]string) {
+	home := map[int]int{}
+	ops.enq = func(k *ScxKernel, p ScxTask, f int64) error {
+		return k.DSQInsert(p, int64(10+scxNodeOf(k, p.CPU())), k.SliceDflNs(), f)
+	}
+	ops.disp = func(k *ScxKernel, cpu int, _ ScxTask) error {
+		_, err := k.DSQMoveToLocal(int64(10 + scxNodeOf(k, cpu)))
+		return err
+	}
+	ops.running = func(k *ScxKernel, p ScxTask) error {
+		n := scxNodeOf(k, k.ThisCPU())
+		if h, ok := home[p.PID()]; !ok {
+			home[p.PID()] = n
+		} else if h != n {
+			*errs = append(*errs, fmt.Sprintf("pid %d runs in node %d, started in node %d", p.PID(), n, h))
+		}
+		return nil
+	}
+}
+
+// scxNodeOf is cpu's node (scx_bpf_cpu_node).
+func scxNodeOf(k *ScxKernel, cpu int) int {
+	n, _ := k.CPUNode(cpu)
+	return n
 }
 
 // numaInit is the numa selftest's init: a DSQ per node (ids 10 and up; the
