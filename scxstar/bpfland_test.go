@@ -62,18 +62,10 @@ func bpflandRun(t *testing.T, sc engine.Scenario, src string) (engine.Results, m
 // capacities caps (nil for all 1024).
 func bpflandScenario(t *testing.T, topo string, caps []int, durMs int, rtapp string) engine.Scenario {
 	t.Helper()
-	sc := engine.DefaultScenario()
-	shape, err := engine.ParseTopology(topo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Machine.Topology, sc.Machine.VCPUs = topo, shape.CPUs()
+	sc := topoScenario(t, topo, int64(durMs), 0, rtapp)
 	if caps != nil {
 		sc.Machine.Capacity = caps
 	}
-	sc.DurationMs, sc.WarmupMs = int64(durMs), 0
-	sc.Workload.Kind = engine.WorkloadRTApp
-	sc.Workload.RTApp = rtapp
 	return sc
 }
 

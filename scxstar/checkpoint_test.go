@@ -28,22 +28,8 @@ func TestCheckpointResumesPolicy(t *testing.T) {
 			sc := withPolicy(readExample(t, tc.example, append([]string{"sched.policy=scx_simple"}, tc.sets...)...), src)
 			want, _ := runJSON(t, sc)
 
-			s, err := engine.NewSimScx(sc, CompilerNamed("policy.star"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.SetVisual(false)
-			s.RunUntil(tc.atMs * 1e6)
-			ck, err := s.AppendCheckpoint(nil, engine.CheckpointOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := engine.ResumeScx(sc, ck, CompilerNamed("policy.star"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.SetVisual(false)
-			got := resultsJSON(t, r.Run(), r)
+			res, r := resumedRun(t, sc, tc.atMs*1e6)
+			got := resultsJSON(t, res, r)
 			if !bytes.Equal(want, got) {
 				t.Errorf("resumed at %d ms, the run differs from the run from zero:\nzero    %.400s\nresumed %.400s", tc.atMs, want, got)
 			}
@@ -85,4 +71,27 @@ func resultsJSON(t *testing.T, res engine.Results, s *engine.Sim) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// resumedRun runs sc's policy (policy.star) to atNs, checkpoints there,
+// resumes from the checkpoint and runs on to the end: the results and the
+// resumed simulation, to set against the run from zero.
+func resumedRun(t *testing.T, sc engine.Scenario, atNs int64) (engine.Results, *engine.Sim) {
+	t.Helper()
+	s, err := engine.NewSimScx(sc, CompilerNamed("policy.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetVisual(false)
+	s.RunUntil(atNs)
+	ck, err := s.AppendCheckpoint(nil, engine.CheckpointOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := engine.ResumeScx(sc, ck, CompilerNamed("policy.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetVisual(false)
+	return r.Run(), r
 }

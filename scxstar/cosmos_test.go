@@ -74,21 +74,6 @@ func cosmosSource(t *testing.T, edits ...string) string {
 	return src
 }
 
-// cosmosScenario is an rt-app scenario on machine topo.
-func cosmosScenario(t *testing.T, topo string, durMs, warmMs int64, rtapp string) engine.Scenario {
-	t.Helper()
-	sc := engine.DefaultScenario()
-	shape, err := engine.ParseTopology(topo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Machine.Topology, sc.Machine.VCPUs = topo, shape.CPUs()
-	sc.DurationMs, sc.WarmupMs = durMs, warmMs
-	sc.Workload.Kind = engine.WorkloadRTApp
-	sc.Workload.RTApp = rtapp
-	return sc
-}
-
 // cosmosRunSrc runs sc under src, failing on an ejection.
 func cosmosRunSrc(t *testing.T, sc engine.Scenario, src string) cosmosRun {
 	t.Helper()
@@ -161,7 +146,7 @@ func cosmosRunSrc(t *testing.T, sc engine.Scenario, src string) cosmosRun {
 // that frees first, the other one each period, so it crosses the LLC
 // boundary once every 10 ms: 100/s.
 func TestCosmosLocality(t *testing.T) {
-	sc := cosmosScenario(t, "1n2l1c1t", 500, 50, `{"tasks": {
+	sc := topoScenario(t, "1n2l1c1t", 500, 50, `{"tasks": {
 		"x": {"loop": -1, "phases": {
 			"a": {"run": 300, "timer": {"ref": "unique", "period": 10000}},
 			"b": {"run": 900, "timer": {"ref": "unique", "period": 10000}}}},
@@ -195,7 +180,7 @@ func TestCosmosLocality(t *testing.T) {
 // for the deadline to catch the lagging hogs up, at most slice_lag = 20 ms
 // of vruntime). Without the feed (POLLING_MS = 0) the split stays 2:1.
 func TestCosmosBusySwitch(t *testing.T) {
-	sc := cosmosScenario(t, "1n1l4c2t", 750, 0, `{"tasks": {"hog": {"instance": 12, "loop": -1, "run": 100000}}}`)
+	sc := topoScenario(t, "1n1l4c2t", 750, 0, `{"tasks": {"hog": {"instance": 12, "loop": -1, "run": 100000}}}`)
 	on := cosmosRunSrc(t, sc, cosmosSource(t, localMode...))
 	off := cosmosRunSrc(t, sc, cosmosSource(t, "CPU_BUSY_THRESH = 0 ", "CPU_BUSY_THRESH = 75 "))
 	bHi, bLo := on.spread(t, "hog", 0, 250e6)
@@ -241,7 +226,7 @@ func rtappTask(t *testing.T, r engine.Results, name string) engine.RTAppTaskResu
 // ticks keep the same grid in both runs: it never overruns its period);
 // and scx_simple (vtime order too, but 20 ms slices), which it must beat.
 func TestCosmosDeadline(t *testing.T) {
-	sc := cosmosScenario(t, "1n1l4c1t", 500, 50, `{"tasks": {
+	sc := topoScenario(t, "1n1l4c1t", 500, 50, `{"tasks": {
 		"hog": {"instance": 8, "loop": -1, "run": 100000},
 		"lat": {"loop": -1, "run": 200, "timer": {"ref": "unique", "period": 10000}}}}`)
 	dl := rtappTask(t, cosmosRunSrc(t, sc, cosmosSource(t)).res, "lat")
@@ -278,7 +263,7 @@ func TestCosmosDeadline(t *testing.T) {
 // shared DSQ and all twenty share the sixteen CPUs: 4/5 of 350 = 280 ms
 // each, hogs crossing nodes.
 func TestCosmosNodeDSQs(t *testing.T) {
-	sc := cosmosScenario(t, "2n2l4c2t", 400, 50, `{"tasks": {"hog": {"instance": 20, "loop": -1, "run": 100000}}}`)
+	sc := topoScenario(t, "2n2l4c2t", 400, 50, `{"tasks": {"hog": {"instance": 20, "loop": -1, "run": 100000}}}`)
 	crossed := func(r cosmosRun) (n int) {
 		for _, cpus := range r.cpus {
 			var n0, n1 bool
@@ -359,7 +344,7 @@ func TestCosmosOnTwoNodes(t *testing.T) {
 		{"no SMT", []string{"DISABLE_SMT = False", "DISABLE_SMT = True"}},
 	} {
 		t.Run("mix/"+tc.name, func(t *testing.T) {
-			sc := cosmosScenario(t, "2n2l4c2t", 300, 50, `{"tasks": {
+			sc := topoScenario(t, "2n2l4c2t", 300, 50, `{"tasks": {
 				"w": {"instance": 16, "loop": -1, "run": 1000, "sleep": 2000},
 				"hog": {"instance": 4, "loop": -1, "run": 100000}}}`)
 			r := cosmosRunSrc(t, sc, cosmosSource(t, tc.edits...))

@@ -50,3 +50,19 @@ func runJSON(t *testing.T, sc engine.Scenario) ([]byte, *engine.Sim) {
 	s.SetVisual(false)
 	return resultsJSON(t, s.Run(), s), s
 }
+
+// topoScenario is an rt-app scenario on machine topo (ktstr notation), of
+// durMs with warmMs of warm-up: what the ports' tests run their promises on.
+func topoScenario(t *testing.T, topo string, durMs, warmMs int64, rtapp string) engine.Scenario {
+	t.Helper()
+	sc := engine.DefaultScenario()
+	shape, err := engine.ParseTopology(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Machine.Topology, sc.Machine.VCPUs = topo, shape.CPUs()
+	sc.DurationMs, sc.WarmupMs = durMs, warmMs
+	sc.Workload.Kind = engine.WorkloadRTApp
+	sc.Workload.RTApp = rtapp
+	return sc
+}

@@ -177,22 +177,7 @@ def enqueue(p, enq_flags):
 func TestNodeIdleResumes(t *testing.T) {
 	sc := withPolicy(readExample(t, "hackbench", "duration_ms=400", "machine.topology=2n2l4c2t", "machine.vcpus=16"), nodeLocal)
 	want, _ := runJSON(t, sc)
-	s, err := engine.NewSimScx(sc, CompilerNamed("policy.star"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetVisual(false)
-	s.RunUntil(150e6)
-	ck, err := s.AppendCheckpoint(nil, engine.CheckpointOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := engine.ResumeScx(sc, ck, CompilerNamed("policy.star"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.SetVisual(false)
-	res := r.Run()
+	res, r := resumedRun(t, sc, 150e6)
 	if res.ScxExit.Ejected() {
 		t.Fatalf("ejected: %s", res.ScxExit.Reason)
 	}

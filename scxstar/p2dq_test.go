@@ -26,15 +26,7 @@ func p2dqRun(t *testing.T, topo, rtapp string, durMs, warmMs int64, edits ...str
 		}
 		src = strings.Replace(src, edits[i], edits[i+1], 1)
 	}
-	sc := engine.DefaultScenario()
-	shape, err := engine.ParseTopology(topo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Machine.Topology, sc.Machine.VCPUs = topo, shape.CPUs()
-	sc.DurationMs, sc.WarmupMs = durMs, warmMs
-	sc.Workload.Kind = engine.WorkloadRTApp
-	sc.Workload.RTApp = rtapp
+	sc := topoScenario(t, topo, durMs, warmMs, rtapp)
 	var pol *Policy
 	compile := func(_, s string, slice int64) (engine.ScxOps, error) {
 		p, err := Compile("scx_p2dq.star", s, slice)

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
-
-	"schedplay/engine"
 )
 
 // timersPolicy starts several timers: a and b at 1 ms (a first), timer() at
@@ -97,22 +95,8 @@ func TestTimersCheckpoint(t *testing.T) {
 	sc := withPolicy(smtMachine(t), probeHelpers+timersPolicy)
 	want, _ := runJSON(t, sc)
 	for _, atMs := range []int64{1, 3, 5} {
-		s, err := engine.NewSimScx(sc, CompilerNamed("policy.star"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.SetVisual(false)
-		s.RunUntil(atMs * 1e6)
-		ck, err := s.AppendCheckpoint(nil, engine.CheckpointOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := engine.ResumeScx(sc, ck, CompilerNamed("policy.star"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.SetVisual(false)
-		if got := resultsJSON(t, r.Run(), r); !bytes.Equal(want, got) {
+		res, r := resumedRun(t, sc, atMs*1e6)
+		if got := resultsJSON(t, res, r); !bytes.Equal(want, got) {
 			t.Errorf("resumed at %d ms, the run differs from the run from zero:\nzero    %.400s\nresumed %.400s", atMs, want, got)
 		}
 	}
